@@ -1,0 +1,93 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let package = Package(
+    name: "hearclear",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "hearclear", targets: ["hearclear"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+    ],
+    targets: [
+        .target(name: "LoudnessCore"),
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .target(name: "AudioMetering", dependencies: ["CSndFile"]),
+        .executableTarget(name: "audiometer-bench", dependencies: ["AudioMetering"]),
+        .target(
+            name: "HearClearStore",
+            dependencies: [
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        .target(
+            name: "HearClearTestSupport",
+            dependencies: [
+                "HearClearStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "HearClearServer",
+            dependencies: [
+                "HearClearStore",
+                "LoudnessCore",
+                "AudioMetering",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .executableTarget(
+            name: "hearclear",
+            dependencies: [
+                "HearClearServer",
+                "HearClearStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+            ]
+        ),
+        .testTarget(name: "LoudnessCoreTests", dependencies: ["LoudnessCore"]),
+        .testTarget(name: "AudioMeteringTests", dependencies: ["AudioMetering", "CSndFile"]),
+        .testTarget(
+            name: "HearClearStoreTests",
+            dependencies: ["HearClearStore", "HearClearTestSupport"]
+        ),
+        .testTarget(
+            name: "HearClearServerTests",
+            dependencies: [
+                "HearClearServer",
+                "HearClearStore",
+                "HearClearTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+            ]
+        ),
+    ]
+)

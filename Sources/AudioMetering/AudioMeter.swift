@@ -1,0 +1,49 @@
+import Foundation
+
+/// Turns an audio file held in memory into per-second level samples, like the phones send.
+public enum AudioMeter {
+    /// Frames per `sf_readf_float` call: large enough to amortise the call, small enough for L1/L2.
+    static let chunkFrames = 4096
+
+    /// Decodes `audio` with libsndfile (any format, rate and channel count it reads) and meters
+    /// every second. See `TrailingPartialSecond` for the last, partial second.
+    /// - Throws: `.unreadable` for corrupt or unsupported bytes, `.decodingFailed` for a decoder
+    ///   error part-way, `.tooLong` when the audio lasts longer than `maxDuration`.
+    public static func measure(
+        _ audio: Data, maxDuration: Duration = .seconds(600)
+    ) throws(AudioMeteringError) -> MeteredAudio {
+        let file = try MemorySoundFile(reading: audio)
+        let sampleRate = Int(file.info.samplerate)
+        let channelCount = Int(file.info.channels)
+        guard sampleRate > 0, channelCount > 0 else {
+            throw .unreadable(libsndfileMessage: "header gives \(sampleRate) Hz, \(channelCount) channels")
+        }
+        let limitSeconds = maxDuration / .seconds(1)
+        if let frames = file.headerFrameCount, Double(frames) / Double(sampleRate) > limitSeconds {
+            throw .tooLong(durationSeconds: Double(frames) / Double(sampleRate), limitSeconds: limitSeconds)
+        }
+        let maxFrames = Int((limitSeconds * Double(sampleRate)).rounded(.down))
+
+        var meter = SecondLevelMeter(sampleRate: sampleRate, channelCount: channelCount)
+        let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: chunkFrames * channelCount)
+        defer { buffer.deallocate() }
+        var decodedFrames = 0
+        while true {
+            let wanted = min(chunkFrames, meter.framesLeftInSecond)
+            let read = try file.readFrames(into: buffer.baseAddress!, frameCount: wanted)
+            guard read > 0 else { break }
+            decodedFrames += read
+            guard decodedFrames <= maxFrames else {
+                throw .tooLong(durationSeconds: Double(decodedFrames) / Double(sampleRate), limitSeconds: limitSeconds)
+            }
+            meter.consume(UnsafeBufferPointer(buffer), frameCount: read)
+        }
+        let trailing = meter.finish()
+
+        let format = AudioFormatDescription(
+            sampleRate: sampleRate, channelCount: channelCount, frameCount: decodedFrames,
+            durationSeconds: Double(decodedFrames) / Double(sampleRate),
+            formatName: file.formatName, encodingName: file.encodingName)
+        return MeteredAudio(format: format, samples: meter.samples, trailingPartialSecond: trailing)
+    }
+}

@@ -1,0 +1,9 @@
+/// Why a file could not be metered.
+public enum AudioMeteringError: Error, Sendable, Equatable {
+    /// libsndfile could not open the bytes (corrupt or unsupported); carries its `sf_strerror` text.
+    case unreadable(libsndfileMessage: String)
+    /// libsndfile failed part-way through decoding; carries its `sf_strerror` text.
+    case decodingFailed(libsndfileMessage: String)
+    /// Longer than allowed: from the header, or, when the header has no length, once decoding passed the limit.
+    case tooLong(durationSeconds: Double, limitSeconds: Double)
+}

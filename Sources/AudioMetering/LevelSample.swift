@@ -1,0 +1,21 @@
+/// Levels of one second of audio, in dB relative to digital full scale.
+public struct LevelSample: Sendable, Equatable {
+    /// Digital silence (−∞ dBFS) is reported as this floor.
+    public static let silenceFloorDBFS = -160.0
+
+    /// Start of the second, counted from the beginning of the file.
+    public var offsetSeconds: Int
+    /// RMS level: mean square pooled over all channels, like sox `stats` "RMS lev dB".
+    public var averageDBFS: Double
+    /// Largest absolute sample over all channels.
+    public var peakDBFS: Double
+    /// RMS level after IEC 61672 A-weighting, pooled like `averageDBFS`.
+    public var aWeightedDBFS: Double
+
+    public init(offsetSeconds: Int, averageDBFS: Double, peakDBFS: Double, aWeightedDBFS: Double) {
+        self.offsetSeconds = offsetSeconds
+        self.averageDBFS = averageDBFS
+        self.peakDBFS = peakDBFS
+        self.aWeightedDBFS = aWeightedDBFS
+    }
+}

@@ -1,0 +1,59 @@
+import CSndFile
+import Foundation
+
+/// libsndfile reports a failed open only through a process-wide error slot (`sf_strerror(NULL)`),
+/// so opening and reading that message must not interleave between threads.
+private let failedOpenMessageLock = NSLock()
+
+/// A libsndfile handle decoding from memory; closed when it goes out of scope.
+struct MemorySoundFile: ~Copyable {
+    let info: SF_INFO
+    private let handle: OpaquePointer
+    private let source: MemoryByteSource
+
+    init(reading bytes: Data) throws(AudioMeteringError) {
+        let source = MemoryByteSource(bytes)
+        var io = MemoryByteSource.virtualIO()
+        var info = SF_INFO()
+        let userData = Unmanaged.passUnretained(source).toOpaque()
+        let (handle, message) = failedOpenMessageLock.withLock {
+            guard let handle = sf_open_virtual(&io, Int32(SFM_READ), &info, userData) else {
+                return (OpaquePointer?.none, String(cString: sf_strerror(nil)))
+            }
+            return (handle, "")
+        }
+        guard let handle else { throw .unreadable(libsndfileMessage: message) }
+        self.handle = handle
+        self.source = source
+        self.info = info
+    }
+
+    deinit {
+        sf_close(handle)
+    }
+
+    /// Frame count from the header, or nil where the format does not say.
+    var headerFrameCount: Int? {
+        info.frames >= 0 && info.frames < sf_count_t.max ? Int(info.frames) : nil
+    }
+
+    var formatName: String { Self.name(ofFormat: info.format & Int32(SF_FORMAT_TYPEMASK)) }
+    var encodingName: String { Self.name(ofFormat: info.format & Int32(SF_FORMAT_SUBMASK)) }
+
+    /// Reads up to `frameCount` interleaved float frames (full scale ±1); 0 at the end.
+    func readFrames(into buffer: UnsafeMutablePointer<Float>, frameCount: Int) throws(AudioMeteringError) -> Int {
+        let read = sf_readf_float(handle, buffer, sf_count_t(frameCount))
+        guard read >= 0, sf_error(handle) == SF_ERR_NO_ERROR else {
+            throw .decodingFailed(libsndfileMessage: String(cString: sf_strerror(handle)))
+        }
+        return Int(read)
+    }
+
+    private static func name(ofFormat format: Int32) -> String {
+        var formatInfo = SF_FORMAT_INFO(format: format, name: nil, extension: nil)
+        let size = Int32(MemoryLayout<SF_FORMAT_INFO>.size)
+        guard sf_command(nil, Int32(SFC_GET_FORMAT_INFO), &formatInfo, size) == 0, let name = formatInfo.name
+        else { return "unknown (0x\(String(format, radix: 16)))" }
+        return String(cString: name)
+    }
+}

@@ -1,0 +1,6 @@
+#ifndef CSNDFILE_SHIM_H
+#define CSNDFILE_SHIM_H
+
+#include <sndfile.h>
+
+#endif

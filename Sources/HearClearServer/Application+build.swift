@@ -1,0 +1,91 @@
+import Foundation
+import HearClearStore
+import Hummingbird
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// Where the server's database comes from.
+public enum DatabaseSource: Sendable {
+    /// Start the embedded PostgreSQL under the data directory.
+    case embedded
+    /// Use an existing database (`DATABASE_URL`, or a test database).
+    case external(PostgresClient.Configuration)
+}
+
+/// Builds the whole server: database (embedded or external), migrations at start, routes,
+/// middleware and services. `serve` and the tests call this same function.
+public func buildApplication(
+    configuration: ServerConfiguration, database: DatabaseSource, logger: Logger
+) async throws -> some ApplicationProtocol {
+    try configuration.checkResources()
+    let migrations = try Migration.load(from: configuration.migrationsDirectory)
+    var services: [any Service] = []
+    var clientConfiguration: PostgresClient.Configuration
+    switch database {
+    case .external(let external):
+        clientConfiguration = external
+    case .embedded:
+        let server = try EmbeddedPostgres.start(dataDirectory: configuration.dataDirectory, logger: logger)
+        services.append(EmbeddedPostgresService(server: server))
+        clientConfiguration = server.configuration(database: "postgres")
+    }
+    clientConfiguration.options.maximumConnections = configuration.databaseConnections
+    let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
+    services.append(client)
+
+    let runner = MigrationRunner(client: client, migrations: migrations, logger: logger)
+    let router = try buildRouter(configuration: configuration, client: client, migrations: runner, logger: logger)
+    var app = Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "HearClear"),
+        services: services,
+        logger: logger
+    )
+    app.beforeServerStarts {
+        let applied = try await runner.apply()
+        logger.info("database ready", metadata: ["migrationsApplied": "\(applied)"])
+    }
+    return app
+}
+
+/// The routes of v1, v2 and operations, behind the error, compression and size-limit middleware.
+public func buildRouter(
+    configuration: ServerConfiguration, client: PostgresClient, migrations: MigrationRunner, logger: Logger
+) throws -> Router<AppRequestContext> {
+    let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
+    let routeIndex = RouteIndex()
+    router.add(middleware: ResponseCompressionMiddleware())
+    router.add(middleware: AccessLogMiddleware())
+    router.add(middleware: ErrorMiddleware(routes: routeIndex))
+    router.add(middleware: BodyLimitMiddleware())
+
+    let venues = VenueRepository(client: client, logger: logger)
+    let checkins = CheckinRepository(client: client, logger: logger)
+    let ingest = CheckinIngest(checkins: checkins, maxDistanceMetres: configuration.maxDistanceMetres)
+
+    HealthController(client: client, migrations: migrations).addRoutes(to: router)
+    let v2 = router.group("api/v2")
+    VenuesController(venues: venues).addRoutes(to: v2)
+    CheckinsController(ingest: ingest, checkins: checkins).addRoutes(to: v2)
+    try OpenAPIController(path: configuration.openAPIPath).addRoutes(to: v2)
+    LegacyController(
+        venues: venues, devices: DeviceRepository(client: client, logger: logger),
+        bands: BandRepository(client: client, logger: logger), ingest: ingest,
+        referenceOffsetDB: configuration.referenceOffsetDB
+    ).addRoutes(to: router.group("api/v1"))
+
+    routeIndex.load(router.routes.map { ("\($0.path)", $0.method) })
+    return router
+}
+
+/// Stops the embedded PostgreSQL after everything else has shut down (services stop in
+/// reverse order, and this one is added first).
+struct EmbeddedPostgresService: Service {
+    let server: EmbeddedPostgres
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        server.stop()
+    }
+}

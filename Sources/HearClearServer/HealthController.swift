@@ -1,0 +1,27 @@
+import HearClearStore
+import Hummingbird
+import Logging
+import PostgresNIO
+
+/// `/health`: the process answers. `/ready`: the database answers and every migration is applied.
+struct HealthController {
+    let client: PostgresClient
+    let migrations: MigrationRunner
+
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get("health") { _, _ in
+            try JSONResponse.make(["status": "ok"])
+        }
+        router.get("ready") { _, context in
+            do {
+                guard try await migrations.isUpToDate() else {
+                    return try JSONResponse.make(["status": "migrations pending"], status: .serviceUnavailable)
+                }
+                return try JSONResponse.make(["status": "ready"])
+            } catch {
+                context.logger.warning("readiness check failed", metadata: ["error": "\(error)"])
+                return try JSONResponse.make(["status": "database unreachable"], status: .serviceUnavailable)
+            }
+        }
+    }
+}

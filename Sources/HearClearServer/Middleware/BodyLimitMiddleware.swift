@@ -1,0 +1,69 @@
+import CompressNIO
+import HTTPTypes
+import Hummingbird
+
+/// Collects every request body in memory up to the wire limit (413 past it), undoes a gzip
+/// or deflate `Content-Encoding` up to the decompressed limit (413 past it, so a gzip bomb
+/// costs at most 8 MiB), and refuses other encodings with 415.
+struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        guard request.method != .get, request.method != .head else {
+            return try await next(request, context)
+        }
+        let large = BodyLimits.largeBodyPaths.contains(request.uri.path)
+        let wireLimit = large ? BodyLimits.meterBytes : BodyLimits.wireBytes
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > wireLimit {
+            throw Self.tooLarge("the body is \(length) bytes; the limit is \(wireLimit) bytes")
+        }
+        var body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: wireLimit)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw Self.tooLarge("the body is larger than the limit of \(wireLimit) bytes")
+        }
+        let encoding = (request.headers[.contentEncoding] ?? "identity").lowercased()
+            .trimmingCharacters(in: .whitespaces)
+        switch encoding {
+        case "identity", "":
+            break
+        case "gzip", "x-gzip":
+            body = try Self.decompress(&body, algorithms: [.gzip()], limit: large ? BodyLimits.meterBytes : BodyLimits.decompressedBytes)
+        case "deflate":
+            // HTTP's deflate is zlib-wrapped; some clients send raw deflate.
+            body = try Self.decompress(&body, algorithms: [.zlib(), .deflate()], limit: BodyLimits.decompressedBytes)
+        default:
+            throw Problem(
+                .unsupportedMediaType, type: "unsupported-encoding", title: "Unsupported content encoding",
+                detail: "Content-Encoding '\(encoding)' is not supported; use gzip, deflate or none",
+                headers: [.acceptEncoding: "gzip, deflate"]
+            )
+        }
+        var head = request.head
+        head.headerFields[.contentEncoding] = nil
+        head.headerFields[.contentLength] = String(body.readableBytes)
+        return try await next(Request(head: head, body: .init(buffer: body)), context)
+    }
+
+    static func decompress(_ body: inout ByteBuffer, algorithms: [CompressionAlgorithm], limit: Int) throws
+        -> ByteBuffer
+    {
+        var lastError: (any Error)?
+        for algorithm in algorithms {
+            var input = body
+            do {
+                return try input.decompress(with: algorithm, maxSize: limit)
+            } catch let error as CompressNIOError where error == .bufferOverflow {
+                throw tooLarge("the body is larger than \(limit) bytes once decompressed")
+            } catch {
+                lastError = error
+            }
+        }
+        throw Problem.malformed("the body is not valid \(algorithms.count == 1 ? "gzip" : "deflate") data (\(lastError.map { "\($0)" } ?? ""))")
+    }
+
+    static func tooLarge(_ detail: String) -> Problem {
+        Problem(.contentTooLarge, type: "too-large", title: "The request body is too large", detail: detail)
+    }
+}

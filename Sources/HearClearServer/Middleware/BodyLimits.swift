@@ -1,0 +1,11 @@
+/// Request size limits (DESIGN §3).
+public enum BodyLimits {
+    /// On the wire, after any transfer framing.
+    public static let wireBytes = 1 << 20
+    /// After `Content-Encoding` is undone: a gzip bomb stops here.
+    public static let decompressedBytes = 8 << 20
+    /// Audio to the meter is larger and not compressed further.
+    public static let meterBytes = 50 << 20
+    /// Paths with the larger limit.
+    static let largeBodyPaths: Set<String> = ["/api/v2/meter"]
+}

@@ -1,0 +1,45 @@
+import Foundation
+import HearClearStore
+import Hummingbird
+
+/// `POST /api/v2/checkins` and `GET /api/v2/checkins/{id}`.
+struct CheckinsController {
+    let ingest: CheckinIngest
+    let checkins: CheckinRepository
+
+    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+        group.post("checkins", use: create)
+        group.get("checkins/{id}", use: get)
+    }
+
+    @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let body = try await JSONBody.decode(CheckinRequest.self, from: request)
+        let submission = try CheckinValidator(now: Date()).validate(body)
+        switch try await ingest.submit(submission) {
+        case .created(let receipt):
+            return try JSONResponse.make(
+                ReceiptBody(receipt), status: .created,
+                headers: [.location: "/api/v2/checkins/\(receipt.id.uuidString.lowercased())"]
+            )
+        case .duplicate(let receipt):
+            return try JSONResponse.make(ReceiptBody(receipt))
+        case .conflict(let id):
+            throw Problem(
+                .conflict, type: "conflict", title: "A different check-in has this id",
+                detail: "check-in \(id.uuidString.lowercased()) was already received with other content; make a new id for a new check-in",
+                errors: [.init("/id", "is already used by a check-in with other content")]
+            )
+        }
+    }
+
+    @Sendable func get(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let raw = context.parameters.get("id") ?? ""
+        guard let id = UUID(uuidString: raw) else {
+            throw Problem.malformed("the check-in id must be a UUID", pointer: "id")
+        }
+        guard let checkin = try await checkins.find(id: id) else {
+            throw Problem.notFound("no check-in with id \(raw)")
+        }
+        return try JSONResponse.make(CheckinBody(checkin: checkin))
+    }
+}

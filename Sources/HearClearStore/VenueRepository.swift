@@ -1,0 +1,97 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Venues by external id.
+public struct VenueRepository: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    static let columns =
+        "id, external_id, name, latitude, longitude, timezone, address, category, created_at, updated_at"
+
+    /// Creates or replaces the venue's details; `created` tells which happened.
+    public func upsert(externalID: String, details: VenueDetails) async throws -> (venue: Venue, created: Bool) {
+        let rows = try await client.query(
+            """
+            INSERT INTO venues (external_id, name, latitude, longitude, timezone, address, category)
+            VALUES (\(externalID), \(details.name), \(details.latitude), \(details.longitude),
+                    \(details.timezone), \(details.address), \(details.category))
+            ON CONFLICT (external_id) DO UPDATE SET
+                name = EXCLUDED.name, latitude = EXCLUDED.latitude, longitude = EXCLUDED.longitude,
+                timezone = EXCLUDED.timezone, address = EXCLUDED.address, category = EXCLUDED.category,
+                updated_at = now()
+            RETURNING id, external_id, name, latitude, longitude, timezone, address, category,
+                      created_at, updated_at, (xmax = 0) AS inserted
+            """,
+            logger: logger
+        )
+        for try await row in rows.decode(
+            (Int64, String, String, Double, Double, String?, String?, String?, Date, Date, Bool).self
+        ) {
+            let venue = Venue(
+                id: row.0, externalID: row.1, name: row.2, latitude: row.3, longitude: row.4, timezone: row.5,
+                address: row.6, category: row.7, createdAt: row.8, updatedAt: row.9
+            )
+            return (venue, row.10)
+        }
+        throw StoreError.unexpected("venue upsert returned no row")
+    }
+
+    /// Creates the venue unless it exists; never changes an existing one.
+    public func createIfMissing(externalID: String, details: VenueDetails) async throws -> Venue {
+        _ = try await client.query(
+            """
+            INSERT INTO venues (external_id, name, latitude, longitude, timezone, address, category)
+            VALUES (\(externalID), \(details.name), \(details.latitude), \(details.longitude),
+                    \(details.timezone), \(details.address), \(details.category))
+            ON CONFLICT (external_id) DO NOTHING
+            """,
+            logger: logger
+        )
+        guard let venue = try await find(externalID: externalID) else {
+            throw StoreError.unexpected("venue \(externalID) missing after insert")
+        }
+        return venue
+    }
+
+    public func find(externalID: String) async throws -> Venue? {
+        let rows = try await client.query(
+            "SELECT \(unescaped: Self.columns) FROM venues WHERE external_id = \(externalID)", logger: logger
+        )
+        for try await row in rows.decode(VenueRow.self) { return Venue(row) }
+        return nil
+    }
+
+    /// How many check-ins the venue has, in all.
+    public func checkinCount(venueID: Int64) async throws -> Int {
+        let rows = try await client.query("SELECT count(*) FROM checkins WHERE venue_id = \(venueID)", logger: logger)
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+}
+
+typealias VenueRow = (Int64, String, String, Double, Double, String?, String?, String?, Date, Date)
+
+extension Venue {
+    init(_ row: VenueRow) {
+        self.init(
+            id: row.0, externalID: row.1, name: row.2, latitude: row.3, longitude: row.4, timezone: row.5,
+            address: row.6, category: row.7, createdAt: row.8, updatedAt: row.9
+        )
+    }
+}
+
+public enum StoreError: Error, CustomStringConvertible {
+    case unexpected(String)
+    public var description: String {
+        switch self {
+        case .unexpected(let message): message
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import HearClearStore
+import Logging
+import PostgresNIO
+
+/// One embedded PostgreSQL per test run (fsync off, in a private /tmp directory removed when
+/// the run ends) and a migrated template database; every test gets a fresh database cloned
+/// from the template, which costs milliseconds.
+public actor TestCluster {
+    public static let shared = TestCluster()
+
+    private var server: EmbeddedPostgres?
+    private var templateReady = false
+    private let logger = Logger(label: "hearclear.tests")
+    public static let templateName = "hearclear_template"
+
+    /// The repository's `Migrations/` directory, found from this source file.
+    public static var repositoryRoot: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
+    }
+
+    public static var migrationsDirectory: String { repositoryRoot + "/Migrations" }
+
+    public func cluster() throws -> EmbeddedPostgres {
+        if let server { return server }
+        let directory = NSTemporaryDirectory() + "hearclear-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let server = try EmbeddedPostgres.start(
+            dataDirectory: directory, durable: false, removeWhenStopped: true, logger: logger
+        )
+        self.server = server
+        return server
+    }
+
+    /// Creates an empty database (no migrations) and returns its name.
+    public func emptyDatabase() async throws -> String {
+        let server = try cluster()
+        let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
+        try await Self.admin(server) { client in
+            try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
+        }
+        return String(name)
+    }
+
+    /// Creates a migrated database and returns its name.
+    public func migratedDatabase() async throws -> String {
+        let server = try cluster()
+        if !templateReady {
+            try await Self.admin(server) { client in
+                try await client.query(
+                    PostgresQuery(unsafeSQL: "CREATE DATABASE \(Self.templateName)"), logger: logger
+                )
+            }
+            try await Self.withClient(server.configuration(database: Self.templateName)) { client in
+                let migrations = try Migration.load(from: Self.migrationsDirectory)
+                try await MigrationRunner(client: client, migrations: migrations, logger: logger).apply()
+            }
+            templateReady = true
+        }
+        let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
+        try await Self.admin(server) { client in
+            try await client.query(
+                PostgresQuery(unsafeSQL: "CREATE DATABASE \(name) TEMPLATE \(Self.templateName) STRATEGY = FILE_COPY"),
+                logger: logger
+            )
+        }
+        return String(name)
+    }
+
+    private static func admin(
+        _ server: EmbeddedPostgres, isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresClient) async throws -> Void
+    ) async throws {
+        try await withClient(server.configuration(database: "postgres"), body)
+    }
+
+    /// Runs `body` with a running client for `configuration`, shutting it down after.
+    public static func withClient<T: Sendable>(
+        _ configuration: PostgresClient.Configuration, isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresClient) async throws -> T
+    ) async throws -> T {
+        let client = PostgresClient(configuration: configuration)
+        return try await withThrowingTaskGroup(of: Void.self, isolation: isolation) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            return try await body(client)
+        }
+    }
+}
+
+/// A fresh migrated database for one test, with a running client.
+public func withTestDatabase<T: Sendable>(
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (PostgresClient, PostgresClient.Configuration) async throws -> T
+) async throws -> T {
+    let name = try await TestCluster.shared.migratedDatabase()
+    let configuration = try await TestCluster.shared.cluster().configuration(database: name)
+    return try await TestCluster.withClient(configuration) { client in try await body(client, configuration) }
+}

@@ -1,0 +1,15 @@
+import ArgumentParser
+
+@main
+struct HearClear: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hearclear",
+        abstract: "HearClear: crowdsourced venue loudness, by weekday and hour.",
+        discussion: """
+            Phones submit per-second microphone levels as check-ins; the server cleans them, removes \
+            outliers and tells people how loud a venue is at a given hour. Every serve option can also \
+            be set through the environment variable named in its help; flags win over variables.
+            """,
+        subcommands: [Serve.self, Migrate.self, Loadtest.self]
+    )
+}

@@ -1,0 +1,123 @@
+import ArgumentParser
+import AsyncHTTPClient
+import CompressNIO
+import Foundation
+import Histogram
+import NIOCore
+
+struct IngestLoadtest: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ingest",
+        abstract: "Post realistic check-ins (gzip, like a phone) from concurrent clients and report throughput and latency.",
+        discussion: """
+            Each client posts check-ins of --samples per-second samples (speech-and-music-like levels, \
+            gzip-compressed) one after another over a kept-alive connection, spread over --venues \
+            venues. Prints check-ins/s, samples/s and latency p50/p99/p999 (HdrHistogram). Only loopback \
+            or your own test hosts are fit targets.
+            """
+    )
+
+    @Option(help: "Base URL of the server, e.g. http://127.0.0.1:8080")
+    var url: String
+
+    @Option(help: "Concurrent clients.")
+    var clients = 16
+
+    @Option(help: "Seconds to run.")
+    var duration = 20
+
+    @Option(help: "Samples per check-in.")
+    var samples = 300
+
+    @Option(help: "Venues to spread the check-ins over.")
+    var venues = 200
+
+    func validate() throws {
+        guard clients > 0, clients <= 1024 else { throw ValidationError("--clients must be 1…1024") }
+        guard duration > 0, duration <= 3600 else { throw ValidationError("--duration must be 1…3600 seconds") }
+        guard (10...3600).contains(samples) else { throw ValidationError("--samples must be 10…3600") }
+        guard venues > 0 else { throw ValidationError("--venues must be positive") }
+    }
+
+    func run() async throws {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = clients
+        configuration.decompression = .enabled(limit: .ratio(50))
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let endpoint = url.hasSuffix("/") ? String(url.dropLast()) : url
+        let deadline = ContinuousClock.now + .seconds(duration)
+        let started = ContinuousClock.now
+        print("posting \(samples)-sample check-ins from \(clients) clients for \(duration) s to \(endpoint)…")
+
+        let results = try await withThrowingTaskGroup(of: ClientResult.self) { group in
+            for index in 0..<clients {
+                group.addTask {
+                    try await runClient(index: index, client: client, endpoint: endpoint, until: deadline)
+                }
+            }
+            var total = ClientResult()
+            for try await result in group { total.merge(result) }
+            return total
+        }
+        let elapsed = (ContinuousClock.now - started)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        try await client.shutdown()
+
+        let rate = Double(results.ok) / seconds
+        func ms(_ p: Double) -> String { String(format: "%.1f ms", Double(results.latency.valueAtPercentile(p)) / 1000) }
+        print(String(format: "check-ins: %d ok, %d failed in %.1f s", results.ok, results.failed, seconds))
+        print(String(format: "throughput: %.0f check-ins/s, %.0f samples/s", rate, rate * Double(samples)))
+        print("latency: p50 \(ms(50)), p99 \(ms(99)), p999 \(ms(99.9)), max \(ms(100))")
+        if let error = results.firstError { print("first failure: \(error)") }
+    }
+
+    struct ClientResult: Sendable {
+        var ok = 0
+        var failed = 0
+        var firstError: String?
+        var latency = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
+
+        mutating func merge(_ other: ClientResult) {
+            ok += other.ok
+            failed += other.failed
+            firstError = firstError ?? other.firstError
+            latency.add(other.latency)
+        }
+    }
+
+    func runClient(index: Int, client: HTTPClient, endpoint: String, until deadline: ContinuousClock.Instant)
+        async throws -> ClientResult
+    {
+        var result = ClientResult()
+        var generator = SyntheticCheckin(seed: UInt64(index + 1), samples: samples, venues: venues)
+        while ContinuousClock.now < deadline {
+            var body = ByteBuffer(bytes: generator.next())
+            let compressed = try body.compress(with: .gzip())
+            var request = HTTPClientRequest(url: endpoint + "/api/v2/checkins")
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.headers.add(name: "Content-Encoding", value: "gzip")
+            request.headers.add(name: "Accept-Encoding", value: "gzip")
+            request.body = .bytes(compressed)
+            let start = ContinuousClock.now
+            do {
+                let response = try await client.execute(request, timeout: .seconds(30))
+                let answer = try await response.body.collect(upTo: 1 << 20)
+                let elapsed = ContinuousClock.now - start
+                _ = result.latency.record(UInt64(max(1, elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000)))
+                if response.status.code == 201 || response.status.code == 200 {
+                    result.ok += 1
+                } else {
+                    result.failed += 1
+                    if result.firstError == nil {
+                        result.firstError = "HTTP \(response.status.code): \(String(buffer: answer).prefix(300))"
+                    }
+                }
+            } catch {
+                result.failed += 1
+                if result.firstError == nil { result.firstError = "\(error)" }
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,61 @@
+import ArgumentParser
+import Configuration
+import HearClearServer
+import HearClearStore
+import Logging
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the HTTP server (v1, v2, /health, /ready), with an embedded PostgreSQL unless DATABASE_URL is set.",
+        discussion: """
+            Without DATABASE_URL, the first run initialises a PostgreSQL cluster in <data-dir>/postgres; \
+            every run starts it on a private Unix socket and stops it on SIGINT or SIGTERM. As root the \
+            cluster runs as the 'postgres' user (or a 'hearclear' user it creates). Migrations are applied \
+            at start. A second server on the same data directory is refused.
+            """
+    )
+
+    @Option(help: "Address to listen on. Env: HEARCLEAR_HOSTNAME. Default: 127.0.0.1")
+    var hostname: String?
+
+    @Option(help: "Port to listen on. Env: HEARCLEAR_PORT. Default: 8080")
+    var port: Int?
+
+    @Option(help: "Check-ins farther than this (metres) from their venue are excluded. Env: HEARCLEAR_MAX_DISTANCE_METRES. Default: 250")
+    var maxDistanceMetres: Double?
+
+    @Option(help: "Calibrated dB = dBFS + model offset + this (an assumption). Env: HEARCLEAR_REFERENCE_OFFSET_DB. Default: 110")
+    var referenceOffsetDB: Double?
+
+    @Option(help: "PostgreSQL connections in the pool. Env: HEARCLEAR_DATABASE_CONNECTIONS. Default: 20")
+    var databaseConnections: Int?
+
+    @OptionGroup var options: ServerOptions
+
+    func run() async throws {
+        var extra: [AbsoluteConfigKey: ConfigValue] = [:]
+        if let hostname { extra[["hearclear", "hostname"]] = .init(.string(hostname), isSecret: false) }
+        if let port { extra[["hearclear", "port"]] = .init(.int(port), isSecret: false) }
+        if let maxDistanceMetres {
+            extra[["hearclear", "max", "distance", "metres"]] = .init(.double(maxDistanceMetres), isSecret: false)
+        }
+        if let referenceOffsetDB {
+            extra[["hearclear", "reference", "offset", "db"]] = .init(.double(referenceOffsetDB), isSecret: false)
+        }
+        if let databaseConnections {
+            extra[["hearclear", "database", "connections"]] = .init(.int(databaseConnections), isSecret: false)
+        }
+        let reader = try await options.reader(extra: extra)
+        let configuration = try ServerConfiguration(reader: reader)
+        let logger = Logging.bootstrap(configuration)
+        do {
+            let database: DatabaseSource =
+                if let url = configuration.databaseURL { .external(try DatabaseURL.configuration(url)) } else { .embedded }
+            let app = try await buildApplication(configuration: configuration, database: database, logger: logger)
+            try await app.runService()
+        } catch {
+            logger.critical("hearclear cannot serve: \(error)")
+            throw ExitCode.failure
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// Realistic check-in bodies for benchmarks: a venue level that drifts like speech and music
+/// (a slow random walk plus 1-second jitter), peaks a few dB above the average.
+struct SyntheticCheckin {
+    private var random: SplitMix64
+    let samples: Int
+    let venues: Int
+
+    init(seed: UInt64, samples: Int, venues: Int) {
+        random = SplitMix64(seed: seed)
+        self.samples = samples
+        self.venues = venues
+    }
+
+    mutating func next() -> [UInt8] {
+        let venue = Int(random.next() % UInt64(venues))
+        let device = random.next() % 5000
+        let start = Date().addingTimeInterval(-Double(samples) - 5).timeIntervalSince1970.rounded(.down)
+        var level = -38.0 + random.unit() * 16
+        var json = """
+            {"id":"\(UUID().uuidString.lowercased())","venue":{"id":"bench-venue-\(venue)","name":"Bench venue \(venue)",\
+            "latitude":-33.87,"longitude":151.21,"timezone":"Australia/Sydney"},\
+            "device":{"id":"bench-device-\(device)-c0ffee00-1111-2222","model":"iPhone15,2"},"unit":"dbfs","samples":[
+            """
+        json.reserveCapacity(samples * 70 + 400)
+        for second in 0..<samples {
+            level += (random.unit() - 0.5) * 1.5
+            level = min(-12, max(-55, level))
+            let average = level + (random.unit() - 0.5) * 3
+            let peak = average + 3 + random.unit() * 9
+            if second > 0 { json += "," }
+            json += "{\"t\":\"\(RFC3339Local.format(start + Double(second)))\","
+            json += "\"average\":\(String(format: "%.1f", average)),\"peak\":\(String(format: "%.1f", peak))}"
+        }
+        json += "]}"
+        return Array(json.utf8)
+    }
+}
+
+/// SplitMix64: a small, fast, seedable generator (Steele, Lea and Flood 2014).
+struct SplitMix64 {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    /// Uniform in [0, 1).
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}
+
+/// `+11:00` local timestamps, as a Sydney phone writes them.
+enum RFC3339Local {
+    static func format(_ seconds: Double) -> String {
+        let local = Int(seconds) + 11 * 3600
+        let days = local / 86_400
+        let secondOfDay = local % 86_400
+        let z = days + 719_468
+        let era = z / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d+11:00", year, month, day, secondOfDay / 3600, secondOfDay / 60 % 60,
+            secondOfDay % 60
+        )
+    }
+}

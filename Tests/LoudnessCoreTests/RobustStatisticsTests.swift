@@ -1,0 +1,40 @@
+import LoudnessCore
+import Testing
+
+@Suite("Robust statistics")
+struct RobustStatisticsTests {
+    @Test func median() {
+        // python3: statistics.median([3, 1, 2]) == 2; statistics.median([4, 1, 3, 2]) == 2.5
+        #expect(RobustStatistics.median([3, 1, 2]) == 2)
+        #expect(RobustStatistics.median([4, 1, 3, 2]) == 2.5)
+        #expect(RobustStatistics.median([]) == nil)
+    }
+
+    @Test func medianAbsoluteDeviation() {
+        // python3: statistics.median([abs(x - 63) for x in [60, 62, 63, 64, 80]]) == 1
+        #expect(RobustStatistics.medianAbsoluteDeviation([60, 62, 63, 64, 80]) == 1)
+        #expect(RobustStatistics.medianAbsoluteDeviation([]) == nil)
+    }
+
+    @Test func percentilesMatchPythonInclusiveQuantiles() throws {
+        let values: [Double] = [
+            -30, -32, -31, -35, -29, -33, -30.5, -34, -28, -31.5,
+            -32.5, -30, -29.5, -33.5, -31, -36, -30, -32, -27, -31,
+        ]
+        // python3: q = statistics.quantiles(values, n=10, method='inclusive')
+        //          q[0] == -34.1, q[4] == -31.0, q[8] == -28.9
+        let p10 = try #require(RobustStatistics.percentile(values, 10))
+        let p50 = try #require(RobustStatistics.percentile(values, 50))
+        let p90 = try #require(RobustStatistics.percentile(values, 90))
+        #expect(abs(p10 - -34.1) < 1e-9)
+        #expect(abs(p50 - -31.0) < 1e-9)
+        #expect(abs(p90 - -28.9) < 1e-9)
+    }
+
+    @Test func percentileEdges() {
+        #expect(RobustStatistics.percentile([5, 1, 3], 0) == 1)
+        #expect(RobustStatistics.percentile([5, 1, 3], 100) == 5)
+        #expect(RobustStatistics.percentile([7], 90) == 7)
+        #expect(RobustStatistics.percentile([], 50) == nil)
+    }
+}
