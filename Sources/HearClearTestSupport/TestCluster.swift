@@ -10,7 +10,8 @@ public actor TestCluster {
     public static let shared = TestCluster()
 
     private var server: EmbeddedPostgres?
-    private var templateReady = false
+    /// Made once; concurrent callers await the same task (the actor is reentrant across awaits).
+    private var template: Task<Void, any Error>?
     private let logger = Logger(label: "hearclear.tests")
     public static let templateName = "hearclear_template"
 
@@ -45,17 +46,24 @@ public actor TestCluster {
     /// Creates a migrated database and returns its name.
     public func migratedDatabase() async throws -> String {
         let server = try cluster()
-        if !templateReady {
-            try await Self.admin(server) { client in
-                try await client.query(
-                    PostgresQuery(unsafeSQL: "CREATE DATABASE \(Self.templateName)"), logger: logger
-                )
+        if template == nil {
+            let logger = self.logger
+            template = Task {
+                try await Self.admin(server) { client in
+                    try await client.query(
+                        PostgresQuery(unsafeSQL: "CREATE DATABASE \(Self.templateName)"), logger: logger
+                    )
+                }
+                try await Self.withClient(server.configuration(database: Self.templateName)) { client in
+                    let migrations = try Migration.load(from: Self.migrationsDirectory)
+                    try await MigrationRunner(client: client, migrations: migrations, logger: logger).apply()
+                }
             }
-            try await Self.withClient(server.configuration(database: Self.templateName)) { client in
-                let migrations = try Migration.load(from: Self.migrationsDirectory)
-                try await MigrationRunner(client: client, migrations: migrations, logger: logger).apply()
-            }
-            templateReady = true
+        }
+        do {
+            try await template?.value
+        } catch {
+            throw TestClusterError(message: "cannot create the template database: \(String(reflecting: error))")
         }
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
         try await Self.admin(server) { client in
@@ -96,4 +104,9 @@ public func withTestDatabase<T: Sendable>(
     let name = try await TestCluster.shared.migratedDatabase()
     let configuration = try await TestCluster.shared.cluster().configuration(database: name)
     return try await TestCluster.withClient(configuration) { client in try await body(client, configuration) }
+}
+
+struct TestClusterError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
 }

@@ -1,0 +1,69 @@
+import Foundation
+import HearClearServer
+import HearClearStore
+import HearClearTestSupport
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import PostgresNIO
+
+/// Server settings for tests: resources from the repository.
+func testConfiguration() -> ServerConfiguration {
+    var configuration = ServerConfiguration()
+    configuration.resourcesDirectory = TestCluster.repositoryRoot
+    configuration.port = 0
+    configuration.databaseConnections = 8
+    return configuration
+}
+
+let testLogger: Logger = {
+    var logger = Logger(label: "hearclear.test")
+    logger.logLevel = .warning
+    return logger
+}()
+
+/// Runs `body` against the real router on a fresh migrated database.
+func withRouterApp<T: Sendable>(
+    configuration: ServerConfiguration = testConfiguration(),
+    _ body: @Sendable @escaping (any TestClientProtocol, PostgresClient) async throws -> T
+) async throws -> T {
+    try await withTestDatabase { client, _ in
+        let migrations = try Migration.load(from: configuration.migrationsDirectory)
+        let router = try buildRouter(
+            configuration: configuration, client: client,
+            migrations: MigrationRunner(client: client, migrations: migrations, logger: testLogger), logger: testLogger
+        )
+        let app = Application(router: router, logger: testLogger)
+        return try await app.test(.router) { testClient in try await body(testClient, client) }
+    }
+}
+
+/// Runs `body` against the whole application over a real socket (`.live`), as `serve` builds it.
+func withLiveApp<T: Sendable>(_ body: @Sendable @escaping (any TestClientProtocol, PostgresClient) async throws -> T)
+    async throws -> T
+{
+    try await withTestDatabase { client, databaseConfiguration in
+        let app = try await buildApplication(
+            configuration: testConfiguration(), database: .external(databaseConfiguration), logger: testLogger
+        )
+        return try await app.test(.live) { testClient in try await body(testClient, client) }
+    }
+}
+
+extension PostgresClient {
+    /// `SELECT count(*) FROM table`.
+    func count(_ table: String, where condition: String = "true") async throws -> Int {
+        let rows = try await query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(table) WHERE \(condition)"))
+        for try await count in rows.decode(Int.self) { return count }
+        return -1
+    }
+
+    /// Row counts of every table ingest writes to, to show nothing was written.
+    func writtenRows() async throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for table in ["venues", "devices", "checkins", "aggregation_queue"] {
+            counts[table] = try await count(table)
+        }
+        return counts
+    }
+}

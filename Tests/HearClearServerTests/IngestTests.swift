@@ -1,0 +1,174 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+@Suite("Check-in ingest")
+struct IngestTests {
+    static func post(_ client: any TestClientProtocol, _ object: JSONObject) async throws -> TestResponse {
+        try await client.execute(
+            uri: "/api/v2/checkins", method: .post, headers: Fixture.jsonHeaders, body: Fixture.bytes(object)
+        )
+    }
+
+    @Test("a check-in is stored pending, its venue and device created, its venue queued")
+    func stored() async throws {
+        try await withRouterApp { client, database in
+            let object = Fixture.checkin(count: 30)
+            let id = object["id"] as! String
+
+            let response = try await Self.post(client, object)
+
+            #expect(response.status == .created)
+            #expect(response.headers[.location] == "/api/v2/checkins/\(id)")
+            let body = response.body.json
+            #expect(body["id"] as? String == id)
+            #expect(body["status"] as? String == "pending")
+            #expect(body["sampleCount"] as? Int == 30)
+            #expect(try await database.writtenRows() == ["venues": 1, "devices": 1, "checkins": 1, "aggregation_queue": 1])
+
+            let read = try await client.execute(uri: "/api/v2/checkins/\(id)", method: .get)
+            #expect(read.status == .ok)
+            #expect(read.body.json["status"] as? String == "pending")
+            #expect(read.body.json["venue"] as? String == Fixture.venueID)
+            let device = read.body.json["device"] as? JSONObject
+            #expect(device?["id"] as? String == "c0ff…66", "a device id is never shown whole")
+        }
+    }
+
+    @Test("samples are stored as dBFS arrays of whole-second offsets")
+    func storedArrays() async throws {
+        try await withRouterApp { client, database in
+            let object = Fixture.checkin(count: 12, average: -40)
+            _ = try await Self.post(client, object)
+
+            let rows = try await database.query(
+                "SELECT offsets_s, average_dbfs, peak_dbfs, utc_offsets_min FROM checkins"
+            )
+            for try await (offsets, averages, peaks, zones) in rows.decode(([Int32], [Float], [Float], [Int16]).self) {
+                #expect(offsets == Array(0..<12))
+                // Fixture: average + (second % 3) * 0.5, peak average + 13.3.
+                #expect(averages == (0..<12).map { Float(-40 + Double($0 % 3) * 0.5) })
+                #expect(peaks == Array(repeating: Float(-40 + 13.3), count: 12))
+                #expect(zones == [660], "all samples at +11:00 store one offset")
+            }
+        }
+    }
+
+    @Test("the same id with the same content: 200, the first answer, one row")
+    func idempotent() async throws {
+        try await withRouterApp { client, database in
+            let object = Fixture.checkin()
+
+            let first = try await Self.post(client, object)
+            let second = try await Self.post(client, object)
+
+            #expect(first.status == .created)
+            #expect(second.status == .ok)
+            #expect(String(buffer: first.body) == String(buffer: second.body))
+            #expect(try await database.count("checkins") == 1)
+            #expect(try await database.count("aggregation_queue") == 1)
+        }
+    }
+
+    @Test("the same id with other content: 409, the stored check-in unchanged")
+    func conflicting() async throws {
+        try await withRouterApp { client, database in
+            let id = UUID()
+            _ = try await Self.post(client, Fixture.checkin(id: id, average: -30))
+
+            let response = try await Self.post(client, Fixture.checkin(id: id, average: -20))
+
+            #expect(response.status == .conflict)
+            #expect(response.body.problemPointers == ["/id"])
+            #expect(try await database.count("checkins") == 1)
+            #expect(try await database.count("checkins", where: "average_dbfs[1] = -30") == 1)
+        }
+    }
+
+    @Test("concurrent submissions of one id make exactly one row")
+    func concurrentSameID() async throws {
+        try await withRouterApp { client, database in
+            let object = Fixture.checkin()
+            let body = Fixture.bytes(object)
+
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for _ in 0..<16 {
+                    group.addTask {
+                        try await client.execute(
+                            uri: "/api/v2/checkins", method: .post, headers: Fixture.jsonHeaders, body: body
+                        ).status
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+
+            #expect(statuses.filter { $0 == .created }.count == 1)
+            #expect(statuses.filter { $0 == .ok }.count == 15)
+            #expect(try await database.count("checkins") == 1)
+            #expect(try await database.count("venues") == 1)
+        }
+    }
+
+    @Test("an unknown venue is created from the check-in; a known one needs only its id")
+    func venueAutoCreation() async throws {
+        try await withRouterApp { client, database in
+            let created = try await Self.post(client, Fixture.checkin(venue: "new-venue"))
+            let byIDOnly = try await Self.post(client, Fixture.checkin(venue: "new-venue", withVenueDetails: false))
+
+            #expect(created.status == .created)
+            #expect(byIDOnly.status == .created)
+            let venue = try await client.execute(uri: "/api/v2/venues/new-venue", method: .get)
+            #expect(venue.status == .ok)
+            #expect(venue.body.json["name"] as? String == "The Arms")
+            #expect(venue.body.json["timezone"] as? String == "Australia/Sydney")
+            #expect(venue.body.json["checkins"] as? Int == 2)
+            #expect(try await database.count("venues") == 1)
+        }
+    }
+
+    @Test("a phone far from the venue: stored, excluded as too_far_from_venue")
+    func locationExclusion() async throws {
+        try await withRouterApp { client, database in
+            var object = Fixture.checkin()
+            // 0.01° of latitude is about 1,112 m: far past the 250 m default.
+            object["location"] = ["latitude": -33.8788, "longitude": 151.2093, "accuracy": 10]
+            let id = object["id"] as! String
+
+            let response = try await Self.post(client, object)
+
+            #expect(response.status == .created)
+            #expect(response.body.json["status"] as? String == "excluded")
+            #expect(response.body.json["reasons"] as? [String] == ["too_far_from_venue"])
+            let read = try await client.execute(uri: "/api/v2/checkins/\(id)", method: .get).body.json
+            #expect(read["status"] as? String == "excluded")
+            #expect((read["distanceMetres"] as? Double).map { abs($0 - 1112) < 5 } == true)
+            #expect(try await database.count("checkins", where: "status = 'excluded'") == 1)
+        }
+    }
+
+    @Test("a phone 100 m from the venue is not excluded")
+    func locationNear() async throws {
+        try await withRouterApp { client, _ in
+            var object = Fixture.checkin()
+            object["location"] = ["latitude": -33.8679, "longitude": 151.2093]  // ~100 m north
+
+            let response = try await Self.post(client, object)
+
+            #expect(response.body.json["status"] as? String == "pending")
+        }
+    }
+
+    @Test("an unknown check-in is 404 and a malformed id 400, as problem documents")
+    func readErrors() async throws {
+        try await withRouterApp { client, _ in
+            let missing = try await client.execute(uri: "/api/v2/checkins/\(UUID().uuidString)", method: .get)
+            let malformed = try await client.execute(uri: "/api/v2/checkins/not-a-uuid", method: .get)
+
+            #expect(missing.status == .notFound)
+            #expect(missing.headers[.contentType] == "application/problem+json")
+            #expect(malformed.status == .badRequest)
+        }
+    }
+}
