@@ -9,5 +9,5 @@ public struct AppRequestContext: RequestContext {
     }
 
     /// Bodies are collected by `BodyLimitMiddleware`, which applies the real limits.
-    public var maxUploadSize: Int { BodyLimits.decompressedBytes }
+    public var maxUploadSize: Int { BodyLimits.meterBytes }
 }

@@ -12,10 +12,12 @@ public struct PostgresBinaries: Sendable {
     public static let debianPackageHint =
         "PostgreSQL server programs (initdb, postgres) not found: install the Debian package 'postgresql' (apt-get install postgresql), or run 'make deps'"
 
-    public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment) throws
-        -> PostgresBinaries
-    {
-        for directory in candidateDirectories(environment: environment) {
+    /// - Parameter systemRoot: where Debian keeps versioned server programs (tests change it).
+    public static func locate(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        systemRoot: String = "/usr/lib/postgresql", usePgConfig: Bool = true
+    ) throws -> PostgresBinaries {
+        for directory in candidateDirectories(environment: environment, systemRoot: systemRoot, usePgConfig: usePgConfig) {
             let initdb = directory + "/initdb"
             let postgres = directory + "/postgres"
             if FileManager.default.isExecutableFile(atPath: initdb),
@@ -27,15 +29,16 @@ public struct PostgresBinaries: Sendable {
         throw EmbeddedPostgresError.binariesNotFound(debianPackageHint)
     }
 
-    static func candidateDirectories(environment: [String: String]) -> [String] {
+    static func candidateDirectories(environment: [String: String], systemRoot root: String, usePgConfig: Bool)
+        -> [String]
+    {
         var directories: [String] = []
         if let explicit = environment["HEARCLEAR_PG_BINDIR"], !explicit.isEmpty {
             directories.append(explicit)
         }
-        if let bindir = try? ProcessRunner.output(["pg_config", "--bindir"]) {
+        if usePgConfig, let bindir = try? ProcessRunner.output(["pg_config", "--bindir"]) {
             directories.append(bindir.trimmingCharacters(in: .whitespacesAndNewlines))
         }
-        let root = "/usr/lib/postgresql"
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
         for version in versions.sorted(by: { (Int($0) ?? 0) > (Int($1) ?? 0) }) {
             directories.append("\(root)/\(version)/bin")

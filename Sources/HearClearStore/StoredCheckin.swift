@@ -11,6 +11,7 @@ public struct StoredCheckin: Sendable, Equatable {
     public var source: CheckinSource
     public var startedAt: Date
     public var offsetsSeconds: [Int32]
+    public var utcOffsetsMinutes: [Int16]
     public var averageDBFS: [Float]
     public var peakDBFS: [Float]
     public var location: CheckinSubmission.Location?
@@ -29,7 +30,8 @@ public struct StoredCheckin: Sendable, Equatable {
         venueExternalID == submission.venue.externalID && deviceID == submission.deviceID
             && source == submission.source
             && abs(startedAt.timeIntervalSince(submission.startedAt)) < 0.001
-            && offsetsSeconds == submission.offsetsSeconds && averageDBFS == submission.averageDBFS
+            && offsetsSeconds == submission.offsetsSeconds && utcOffsetsMinutes == submission.utcOffsetsMinutes
+            && averageDBFS == submission.averageDBFS
             && peakDBFS == submission.peakDBFS && location == submission.location
     }
 }
@@ -45,7 +47,7 @@ extension CheckinRepository {
             SELECT c.id, v.external_id, d.client_id, d.model, c.source, c.started_at, c.offsets_s,
                    c.average_dbfs, c.peak_dbfs, c.location_latitude, c.location_longitude,
                    c.location_accuracy_m, c.distance_m, c.status, c.reasons, c.level_dbfs, c.valid_seconds,
-                   c.judged_at, c.zone_guessed, c.receipt_status, c.receipt_reasons, c.received_at
+                   c.judged_at, c.zone_guessed, c.receipt_status, c.receipt_reasons, c.received_at, c.utc_offsets_min
             FROM checkins c JOIN venues v ON v.id = c.venue_id JOIN devices d ON d.id = c.device_id
             WHERE c.id = \(id)
             """,
@@ -54,7 +56,7 @@ extension CheckinRepository {
         for try await row in rows.decode(
             (
                 UUID, String, String, String?, String, Date, [Int32], [Float], [Float], Double?, Double?, Double?,
-                Double?, String, [String], Float?, Int?, Date?, Bool, String, [String], Date
+                Double?, String, [String], Float?, Int?, Date?, Bool, String, [String], Date, [Int16]
             ).self
         ) {
             var location: CheckinSubmission.Location?
@@ -68,6 +70,7 @@ extension CheckinRepository {
             return StoredCheckin(
                 id: row.0, venueExternalID: row.1, deviceID: row.2, deviceModel: row.3,
                 source: CheckinSource(rawValue: row.4) ?? .v2, startedAt: row.5, offsetsSeconds: row.6,
+                utcOffsetsMinutes: row.22,
                 averageDBFS: row.7, peakDBFS: row.8, location: location, distanceMetres: row.12, status: row.13,
                 reasons: row.14, levelDBFS: row.15, validSeconds: row.16, judgedAt: row.17, zoneGuessed: row.18,
                 receipt: receipt

@@ -87,6 +87,47 @@ struct IngestTests {
         }
     }
 
+    @Test("a resend whose samples carry other UTC offsets is other content: 409")
+    func conflictingOffsets() async throws {
+        try await withRouterApp { client, _ in
+            let object = Fixture.checkin()
+            var shifted = object
+            // Same instants, written at +10:00 instead of +11:00: local hours differ.
+            shifted["samples"] = (object["samples"] as! [JSONObject]).map { sample in
+                var sample = sample
+                let instant = ISO8601DateFormatter().date(from: sample["t"] as! String)!
+                sample["t"] = Fixture.timestamp(instant, offsetHours: 10)
+                return sample
+            }
+
+            let first = try await Self.post(client, object)
+            let second = try await Self.post(client, shifted)
+
+            #expect(first.status == .created)
+            #expect(second.status == .conflict)
+        }
+    }
+
+    @Test("a known venue with only some details given is fine; an unknown one needs all three")
+    func partialVenueDetails() async throws {
+        try await withRouterApp { client, database in
+            _ = try await Self.post(client, Fixture.checkin(venue: "known"))
+            var partial = Fixture.checkin(venue: "known")
+            partial["venue"] = ["id": "known", "name": "Another name"]
+            var unknown = Fixture.checkin(venue: "unknown")
+            unknown["venue"] = ["id": "unknown", "name": "Only a name"]
+
+            let known = try await Self.post(client, partial)
+            let refused = try await Self.post(client, unknown)
+
+            #expect(known.status == .created)
+            #expect(refused.status == .unprocessableContent)
+            #expect(Set(refused.body.problemPointers).isSuperset(of: ["/venue/latitude", "/venue/longitude"]))
+            #expect(try await database.count("venues") == 1)
+            #expect(try await database.count("venues", where: "name = 'The Arms'") == 1, "a check-in never renames a venue")
+        }
+    }
+
     @Test("concurrent submissions of one id make exactly one row")
     func concurrentSameID() async throws {
         try await withRouterApp { client, database in

@@ -103,6 +103,12 @@ struct ValidationTests {
         .changed("unknown venue without its details", "/venue/name") { object in
             object["venue"] = ["id": "never-seen-venue"]
         },
+        .changed("a name of 150 letters written with combining accents (300 code points)", "/venue/name") { object in
+            setNested(&object, "venue", "name", String(repeating: "e\u{301}", count: 150))
+        },
+        .changed("a device id of 128 letters with combining accents", "/device/id") { object in
+            setNested(&object, "device", "id", String(repeating: "e\u{301}", count: 128))
+        },
         Case("a JSON array instead of an object", .unprocessableContent, "") { Fixture.bytes([1, 2, 3]) },
         Case("no Content-Type", .unsupportedMediaType, nil, headers: [:]) { Fixture.bytes(Fixture.checkin()) },
         Case("form Content-Type", .unsupportedMediaType, nil, headers: [.contentType: "application/x-www-form-urlencoded"]) {
@@ -115,6 +121,13 @@ struct ValidationTests {
             // 64 MiB of spaces: about 64 KiB compressed, well under the wire limit.
             var spaces = ByteBuffer(repeating: UInt8(ascii: " "), count: 64 << 20)
             return try! spaces.compress(with: .gzip())
+        },
+        Case(
+            "gzip just over 8 MiB once decompressed", .contentTooLarge, nil,
+            headers: [.contentType: "application/json", .contentEncoding: "gzip"]
+        ) {
+            var body = ByteBuffer(repeating: UInt8(ascii: " "), count: (8 << 20) + 10)
+            return try! body.compress(with: .gzip())
         },
         Case("gzip that is not gzip", .badRequest, nil, headers: [.contentType: "application/json", .contentEncoding: "gzip"]) {
             Fixture.bytes(Fixture.checkin())

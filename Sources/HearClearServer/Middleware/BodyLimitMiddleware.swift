@@ -23,16 +23,17 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as HTTPError where error.status == .contentTooLarge {
             throw Self.tooLarge("the body is larger than the limit of \(wireLimit) bytes")
         }
+        let decompressedLimit = large ? BodyLimits.meterBytes : BodyLimits.decompressedBytes
         let encoding = (request.headers[.contentEncoding] ?? "identity").lowercased()
             .trimmingCharacters(in: .whitespaces)
         switch encoding {
         case "identity", "":
             break
         case "gzip", "x-gzip":
-            body = try Self.decompress(&body, algorithms: [.gzip()], limit: large ? BodyLimits.meterBytes : BodyLimits.decompressedBytes)
+            body = try Self.decompress(&body, algorithms: [.gzip()], limit: decompressedLimit)
         case "deflate":
             // HTTP's deflate is zlib-wrapped; some clients send raw deflate.
-            body = try Self.decompress(&body, algorithms: [.zlib(), .deflate()], limit: BodyLimits.decompressedBytes)
+            body = try Self.decompress(&body, algorithms: [.zlib(), .deflate()], limit: decompressedLimit)
         default:
             throw Problem(
                 .unsupportedMediaType, type: "unsupported-encoding", title: "Unsupported content encoding",
@@ -53,7 +54,14 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
         for algorithm in algorithms {
             var input = body
             do {
-                return try input.decompress(with: algorithm, maxSize: limit)
+                let output = try input.decompress(with: algorithm, maxSize: limit)
+                // CompressNIO's bound is approximate; the limit is exact.
+                guard output.readableBytes <= limit else {
+                    throw tooLarge("the body is larger than \(limit) bytes once decompressed")
+                }
+                return output
+            } catch let problem as Problem {
+                throw problem
             } catch let error as CompressNIOError where error == .bufferOverflow {
                 throw tooLarge("the body is larger than \(limit) bytes once decompressed")
             } catch {

@@ -18,7 +18,8 @@ enum JSONBody {
                 )
             }
         }
-        let buffer = try await request.body.collect(upTo: BodyLimits.decompressedBytes)
+        // BodyLimitMiddleware has already collected and bounded the body.
+        let buffer = try await request.body.collect(upTo: BodyLimits.meterBytes)
         return try decode(type, from: Data(buffer: buffer))
     }
 

@@ -132,7 +132,7 @@ struct LegacyController {
 
     /// JSON whatever the Content-Type; nil for an empty body.
     static func decode<T: Decodable>(_ type: T.Type, _ request: Request) async throws -> T? {
-        let buffer = try await request.body.collect(upTo: BodyLimits.decompressedBytes)
+        let buffer = try await request.body.collect(upTo: BodyLimits.meterBytes)
         guard buffer.readableBytes > 0 else { return nil }
         do {
             return try JSONDecoder().decode(type, from: Data(buffer: buffer))

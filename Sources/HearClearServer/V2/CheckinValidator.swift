@@ -33,10 +33,11 @@ struct CheckinValidator {
         if let v = body.venue {
             if let externalID = v.id {
                 if FieldRules.isValidVenueID(externalID) {
-                    let complete = v.name != nil || v.latitude != nil || v.longitude != nil
+                    // Fields given are checked; whether all three are needed depends on whether the
+                    // venue exists, which the store decides (IngestError.unknownVenue).
                     let details = rules.venueDetails(
                         name: v.name, latitude: v.latitude, longitude: v.longitude, timezone: v.timezone,
-                        address: v.address, category: v.category, at: "/venue", required: complete
+                        address: v.address, category: v.category, at: "/venue", required: false
                     )
                     venue = .init(externalID: externalID, details: details)
                 } else {

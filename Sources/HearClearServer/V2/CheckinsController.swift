@@ -35,7 +35,7 @@ struct CheckinsController {
     @Sendable func get(_ request: Request, context: AppRequestContext) async throws -> Response {
         let raw = context.parameters.get("id") ?? ""
         guard let id = UUID(uuidString: raw) else {
-            throw Problem.malformed("the check-in id must be a UUID", pointer: "id")
+            throw Problem.malformed("the check-in id in the path must be a UUID")
         }
         guard let checkin = try await checkins.find(id: id) else {
             throw Problem.notFound("no check-in with id \(raw)")

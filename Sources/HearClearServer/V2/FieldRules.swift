@@ -35,7 +35,8 @@ struct FieldRules {
             fail(pointer, "must not be empty")
             return nil
         }
-        if trimmed.count > maxLength {
+        // Unicode scalars, as PostgreSQL's length() counts them, not grapheme clusters.
+        if trimmed.unicodeScalars.count > maxLength {
             fail(pointer, "must be at most \(maxLength) characters")
             return nil
         }

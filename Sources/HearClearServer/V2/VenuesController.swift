@@ -40,7 +40,7 @@ struct VenuesController {
     static func venueID(_ context: AppRequestContext) throws -> String {
         let id = context.parameters.get("venueId") ?? ""
         guard FieldRules.isValidVenueID(id) else {
-            throw Problem.malformed("the venue id \(FieldRules.venueIDRule)", pointer: "venueId")
+            throw Problem.malformed("the venue id in the path \(FieldRules.venueIDRule)")
         }
         return id
     }

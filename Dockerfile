@@ -1,0 +1,52 @@
+# HearClear: multi-stage image. Build with `docker build -t hearclear .` or `docker compose up --build`.
+# The runtime image has no PostgreSQL server: give it DATABASE_URL (docker-compose.yml does).
+
+# ---- build: Swift toolchain (Package.swift needs tools 6.2 or later) ----
+ARG SWIFT_IMAGE=swift:6.2-bookworm
+FROM ${SWIFT_IMAGE} AS build
+
+RUN apt-get update \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libsndfile1-dev pkg-config \
+    && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /build
+
+# Dependencies first, so that a source change does not fetch them again.
+COPY Package.swift Package.resolved* ./
+RUN swift package resolve
+
+COPY Sources ./Sources
+COPY Tests ./Tests
+RUN swift build -c release --static-swift-stdlib --product hearclear \
+    && install -D -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/hearclear" /out/hearclear
+
+# ---- runtime: Debian slim with the shared libraries the binary still needs ----
+FROM debian:bookworm-slim
+
+# libsndfile1 for audio decoding; libstdc++6 and zlib1g are linked dynamically; tzdata for IANA
+# time zones; ca-certificates for TLS to a managed PostgreSQL; curl for the health check.
+RUN apt-get update \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+        libsndfile1 libstdc++6 zlib1g tzdata ca-certificates curl \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --system --user-group --uid 10001 --home-dir /app --no-create-home \
+        --shell /usr/sbin/nologin hearclear
+
+WORKDIR /app
+COPY --from=build /out/hearclear /app/hearclear
+COPY Migrations /app/Migrations
+COPY Admin /app/Admin
+COPY API /app/API
+
+ENV HEARCLEAR_HOSTNAME=0.0.0.0 \
+    HEARCLEAR_PORT=8080 \
+    HEARCLEAR_RESOURCES=/app
+
+USER hearclear:hearclear
+EXPOSE 8080
+
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+    CMD curl -fsS "http://127.0.0.1:${HEARCLEAR_PORT:-8080}/health" > /dev/null || exit 1
+
+ENTRYPOINT ["/app/hearclear"]
+CMD ["serve"]
