@@ -60,8 +60,9 @@ public func buildRouter(
     router.add(middleware: ErrorMiddleware(routes: routeIndex))
     router.add(middleware: BodyLimitMiddleware())
 
-    let venues = VenueRepository(client: client, logger: logger)
-    let checkins = CheckinRepository(client: client, logger: logger)
+    let cache = IngestCache()
+    let venues = VenueRepository(client: client, logger: logger, cache: cache)
+    let checkins = CheckinRepository(client: client, logger: logger, cache: cache)
     let ingest = CheckinIngest(checkins: checkins, maxDistanceMetres: configuration.maxDistanceMetres)
 
     HealthController(client: client, migrations: migrations).addRoutes(to: router)

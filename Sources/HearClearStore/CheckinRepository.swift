@@ -9,55 +9,84 @@ public struct CheckinRepository: Sendable {
 
     let client: PostgresClient
     let logger: Logger
+    let cache: IngestCache
 
-    public init(client: PostgresClient, logger: Logger) {
+    /// - Parameter cache: share it with the `VenueRepository` so a venue update is seen at once.
+    public init(client: PostgresClient, logger: Logger, cache: IngestCache = IngestCache()) {
         self.client = client
         self.logger = logger
+        self.cache = cache
     }
 
     /// Stores the check-in, its device and (when needed) its venue, and enqueues the venue for
     /// aggregation, all in one transaction. A check-in whose `location` is farther than
     /// `maxDistanceMetres` from the venue is stored as `excluded` (`too_far_from_venue`).
     public func ingest(_ submission: CheckinSubmission, maxDistanceMetres: Double) async throws -> IngestOutcome {
-        let inserted: CheckinReceipt? = try await client.transaction(logger: logger) { connection in
-            let venue = try await resolveVenue(submission.venue, on: connection)
-            let deviceID = try await connection.query(
-                DeviceRepository.upsertQuery(clientID: submission.deviceID, model: submission.deviceModel),
-                logger: logger
-            ).decode(Int64.self).first { _ in true }
-            guard let deviceID else { throw StoreError.unexpected("device upsert returned no row") }
-
-            var distance: Double?
-            var reasons: [String] = []
-            if let location = submission.location {
-                let metres = greatCircleDistanceMetres(
-                    fromLatitude: location.latitude, longitude: location.longitude,
-                    toLatitude: venue.latitude, longitude: venue.longitude
+        let inserted: CheckinReceipt?
+        if let venue = cache.venue(submission.venue.externalID),
+            let deviceID = cache.device(submission.deviceID, model: submission.deviceModel)
+        {
+            // Fast path: one statement, its own transaction.
+            inserted = try await client.withConnection { connection in
+                try await insert(submission, venue: venue, deviceID: deviceID, maxDistanceMetres: maxDistanceMetres, on: connection)
+            }
+        } else {
+            let stored: (CheckinReceipt, Venue, Int64)? = try await client.transaction(logger: logger) { connection in
+                let venue = try await resolveVenue(submission.venue, on: connection)
+                let deviceID = try await connection.query(
+                    DeviceRepository.upsertQuery(clientID: submission.deviceID, model: submission.deviceModel),
+                    logger: logger
+                ).decode(Int64.self).first { _ in true }
+                guard let deviceID else { throw StoreError.unexpected("device upsert returned no row") }
+                let receipt = try await insert(
+                    submission, venue: venue, deviceID: deviceID, maxDistanceMetres: maxDistanceMetres, on: connection
                 )
-                distance = metres
-                if metres > maxDistanceMetres { reasons.append("too_far_from_venue") }
+                guard let receipt else { throw DuplicateSignal() }
+                return (receipt, venue, deviceID)
+            } catchDuplicate: {
+                nil
             }
-            let status = reasons.isEmpty ? "pending" : "excluded"
-            let rows = try await connection.query(
-                Self.insertQuery(submission, venueID: venue.id, deviceID: deviceID, distance: distance,
-                                 status: status, reasons: reasons),
-                logger: logger
-            )
-            guard let receivedAt = try await rows.decode(Date.self).first(where: { _ in true }) else {
-                throw DuplicateSignal()
+            // Remembered only after COMMIT: another request may use these keys at once.
+            if let (_, venue, deviceID) = stored {
+                cache.remember(venue)
+                cache.remember(device: deviceID, clientID: submission.deviceID, model: submission.deviceModel)
             }
-            return CheckinReceipt(
-                id: submission.id, venueExternalID: venue.externalID, status: status, reasons: reasons,
-                receivedAt: receivedAt, sampleCount: submission.averageDBFS.count
-            )
-        } catchDuplicate: {
-            nil
+            inserted = stored?.0
         }
         if let inserted { return .created(inserted) }
         guard let stored = try await storedContent(id: submission.id) else {
             throw StoreError.unexpected("check-in \(submission.id) conflicted but cannot be read")
         }
         return stored.matches(submission) ? .duplicate(stored.receipt) : .conflict(id: submission.id)
+    }
+
+    /// Inserts the check-in and queues its venue; nil when the id already exists.
+    private func insert(
+        _ submission: CheckinSubmission, venue: Venue, deviceID: Int64, maxDistanceMetres: Double,
+        on connection: PostgresConnection
+    ) async throws -> CheckinReceipt? {
+        var distance: Double?
+        var reasons: [String] = []
+        if let location = submission.location {
+            let metres = greatCircleDistanceMetres(
+                fromLatitude: location.latitude, longitude: location.longitude,
+                toLatitude: venue.latitude, longitude: venue.longitude
+            )
+            distance = metres
+            if metres > maxDistanceMetres { reasons.append("too_far_from_venue") }
+        }
+        let status = reasons.isEmpty ? "pending" : "excluded"
+        let rows = try await connection.query(
+            Self.insertQuery(
+                submission, venueID: venue.id, deviceID: deviceID, distance: distance, status: status, reasons: reasons
+            ),
+            logger: logger
+        )
+        guard let receivedAt = try await rows.decode(Date.self).first(where: { _ in true }) else { return nil }
+        return CheckinReceipt(
+            id: submission.id, venueExternalID: venue.externalID, status: status, reasons: reasons,
+            receivedAt: receivedAt, sampleCount: submission.averageDBFS.count
+        )
     }
 
     private func resolveVenue(_ reference: CheckinSubmission.VenueReference, on connection: PostgresConnection)

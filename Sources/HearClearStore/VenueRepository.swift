@@ -6,10 +6,12 @@ import PostgresNIO
 public struct VenueRepository: Sendable {
     let client: PostgresClient
     let logger: Logger
+    let cache: IngestCache
 
-    public init(client: PostgresClient, logger: Logger) {
+    public init(client: PostgresClient, logger: Logger, cache: IngestCache = IngestCache()) {
         self.client = client
         self.logger = logger
+        self.cache = cache
     }
 
     static let columns =
@@ -17,6 +19,8 @@ public struct VenueRepository: Sendable {
 
     /// Creates or replaces the venue's details; `created` tells which happened.
     public func upsert(externalID: String, details: VenueDetails) async throws -> (venue: Venue, created: Bool) {
+        cache.forgetVenue(externalID)
+        defer { cache.forgetVenue(externalID) }
         let rows = try await client.query(
             """
             INSERT INTO venues (external_id, name, latitude, longitude, timezone, address, category)

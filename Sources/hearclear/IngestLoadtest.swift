@@ -92,7 +92,7 @@ struct IngestLoadtest: AsyncParsableCommand {
         var generator = SyntheticCheckin(seed: UInt64(index + 1), samples: samples, venues: venues)
         while ContinuousClock.now < deadline {
             var body = ByteBuffer(bytes: generator.next())
-            let compressed = try body.compress(with: .gzip())
+            let compressed = try body.compress(with: .gzip(configuration: .init(compressionLevel: .fastestCompression)))
             var request = HTTPClientRequest(url: endpoint + "/api/v2/checkins")
             request.method = .POST
             request.headers.add(name: "Content-Type", value: "application/json")

@@ -1,40 +1,56 @@
 import Foundation
 
 /// Realistic check-in bodies for benchmarks: a venue level that drifts like speech and music
-/// (a slow random walk plus 1-second jitter), peaks a few dB above the average.
+/// (a slow random walk plus 1-second jitter), peaks 3–12 dB above the average, times at +11:00.
+///
+/// The per-second part is made up front in a few variants per client and reused with a fresh
+/// id, venue and device each time, so that the generator costs little next to the server it
+/// measures on the same machine.
 struct SyntheticCheckin {
     private var random: SplitMix64
-    let samples: Int
+    private let fragments: [[UInt8]]
     let venues: Int
 
-    init(seed: UInt64, samples: Int, venues: Int) {
+    init(seed: UInt64, samples: Int, venues: Int, variants: Int = 8) {
         random = SplitMix64(seed: seed)
-        self.samples = samples
         self.venues = venues
+        let start = Date().addingTimeInterval(-Double(samples) - 120).timeIntervalSince1970.rounded(.down)
+        var fragments: [[UInt8]] = []
+        for _ in 0..<variants {
+            var level = -38.0 + random.unit() * 16
+            var json = "\"samples\":["
+            json.reserveCapacity(samples * 64 + 16)
+            for second in 0..<samples {
+                level = min(-12, max(-55, level + (random.unit() - 0.5) * 1.5))
+                let average = level + (random.unit() - 0.5) * 3
+                let peak = average + 3 + random.unit() * 9
+                if second > 0 { json += "," }
+                json += "{\"t\":\"\(RFC3339Local.format(start + Double(second)))\","
+                json += "\"average\":\(Self.oneDecimal(average)),\"peak\":\(Self.oneDecimal(peak))}"
+            }
+            fragments.append(Array((json + "]}").utf8))
+        }
+        self.fragments = fragments
     }
 
     mutating func next() -> [UInt8] {
-        let venue = Int(random.next() % UInt64(venues))
+        let venue = random.next() % UInt64(venues)
         let device = random.next() % 5000
-        let start = Date().addingTimeInterval(-Double(samples) - 5).timeIntervalSince1970.rounded(.down)
-        var level = -38.0 + random.unit() * 16
-        var json = """
+        var body = Array(
+            """
             {"id":"\(UUID().uuidString.lowercased())","venue":{"id":"bench-venue-\(venue)","name":"Bench venue \(venue)",\
             "latitude":-33.87,"longitude":151.21,"timezone":"Australia/Sydney"},\
-            "device":{"id":"bench-device-\(device)-c0ffee00-1111-2222","model":"iPhone15,2"},"unit":"dbfs","samples":[
-            """
-        json.reserveCapacity(samples * 70 + 400)
-        for second in 0..<samples {
-            level += (random.unit() - 0.5) * 1.5
-            level = min(-12, max(-55, level))
-            let average = level + (random.unit() - 0.5) * 3
-            let peak = average + 3 + random.unit() * 9
-            if second > 0 { json += "," }
-            json += "{\"t\":\"\(RFC3339Local.format(start + Double(second)))\","
-            json += "\"average\":\(String(format: "%.1f", average)),\"peak\":\(String(format: "%.1f", peak))}"
-        }
-        json += "]}"
-        return Array(json.utf8)
+            "device":{"id":"bench-device-\(device)-c0ffee00-1111-2222","model":"iPhone15,2"},"unit":"dbfs",
+            """.utf8
+        )
+        body.append(contentsOf: fragments[Int(random.next() % UInt64(fragments.count))])
+        return body
+    }
+
+    static func oneDecimal(_ value: Double) -> String {
+        let tenths = Int((value * 10).rounded())
+        let sign = tenths < 0 ? "-" : ""
+        return "\(sign)\(abs(tenths) / 10).\(abs(tenths) % 10)"
     }
 }
 
@@ -68,9 +84,7 @@ enum RFC3339Local {
         let day = doy - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d+11:00", year, month, day, secondOfDay / 3600, secondOfDay / 60 % 60,
-            secondOfDay % 60
-        )
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(year)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))+11:00"
     }
 }

@@ -1,7 +1,7 @@
 /// The v2 check-in body as sent. Every field is optional here so that a missing one is
 /// reported as a validation error with its pointer rather than as a decoding failure.
-struct CheckinRequest: Decodable {
-    struct Venue: Decodable {
+struct CheckinRequest: Decodable, Equatable {
+    struct Venue: Decodable, Equatable {
         var id: String?
         var name: String?
         var latitude: Double?
@@ -11,18 +11,18 @@ struct CheckinRequest: Decodable {
         var category: String?
     }
 
-    struct Device: Decodable {
+    struct Device: Decodable, Equatable {
         var id: String?
         var model: String?
     }
 
-    struct Location: Decodable {
+    struct Location: Decodable, Equatable {
         var latitude: Double?
         var longitude: Double?
         var accuracy: Double?
     }
 
-    struct Sample: Decodable {
+    struct Sample: Decodable, Equatable {
         var t: String?
         var average: Double?
         var peak: Double?

@@ -13,7 +13,7 @@ struct CheckinsController {
     }
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let body = try await JSONBody.decode(CheckinRequest.self, from: request)
+        let body = try await JSONBody.decode(CheckinRequest.self, from: request) { CheckinFastParser.parse($0) }
         let submission = try CheckinValidator(now: Date()).validate(body)
         switch try await ingest.submit(submission) {
         case .created(let receipt):

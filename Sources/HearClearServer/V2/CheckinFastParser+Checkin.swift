@@ -1,0 +1,100 @@
+extension CheckinFastParser.Reader {
+    typealias GiveUp = CheckinFastParser.GiveUp
+
+    mutating func checkin() throws(GiveUp) -> CheckinRequest {
+        var request = CheckinRequest()
+        try object { reader, key throws(GiveUp) in
+            if reader.key(key, is: "id") {
+                request.id = try reader.string()
+            } else if reader.key(key, is: "unit") {
+                request.unit = try reader.string()
+            } else if reader.key(key, is: "venue") {
+                request.venue = try reader.null() ? nil : try reader.venue()
+            } else if reader.key(key, is: "device") {
+                request.device = try reader.null() ? nil : try reader.device()
+            } else if reader.key(key, is: "location") {
+                request.location = try reader.null() ? nil : try reader.location()
+            } else if reader.key(key, is: "samples") {
+                request.samples = try reader.null() ? nil : try reader.samples()
+            } else {
+                try reader.skipValue()
+            }
+        }
+        return request
+    }
+
+    mutating func venue() throws(GiveUp) -> CheckinRequest.Venue {
+        var venue = CheckinRequest.Venue()
+        try object { reader, key throws(GiveUp) in
+            if reader.key(key, is: "id") {
+                venue.id = try reader.string()
+            } else if reader.key(key, is: "name") {
+                venue.name = try reader.string()
+            } else if reader.key(key, is: "latitude") {
+                venue.latitude = try reader.number()
+            } else if reader.key(key, is: "longitude") {
+                venue.longitude = try reader.number()
+            } else if reader.key(key, is: "timezone") {
+                venue.timezone = try reader.string()
+            } else if reader.key(key, is: "address") {
+                venue.address = try reader.string()
+            } else if reader.key(key, is: "category") {
+                venue.category = try reader.string()
+            } else {
+                try reader.skipValue()
+            }
+        }
+        return venue
+    }
+
+    mutating func device() throws(GiveUp) -> CheckinRequest.Device {
+        var device = CheckinRequest.Device()
+        try object { reader, key throws(GiveUp) in
+            if reader.key(key, is: "id") {
+                device.id = try reader.string()
+            } else if reader.key(key, is: "model") {
+                device.model = try reader.string()
+            } else {
+                try reader.skipValue()
+            }
+        }
+        return device
+    }
+
+    mutating func location() throws(GiveUp) -> CheckinRequest.Location {
+        var location = CheckinRequest.Location()
+        try object { reader, key throws(GiveUp) in
+            if reader.key(key, is: "latitude") {
+                location.latitude = try reader.number()
+            } else if reader.key(key, is: "longitude") {
+                location.longitude = try reader.number()
+            } else if reader.key(key, is: "accuracy") {
+                location.accuracy = try reader.number()
+            } else {
+                try reader.skipValue()
+            }
+        }
+        return location
+    }
+
+    mutating func samples() throws(GiveUp) -> [CheckinRequest.Sample] {
+        var samples: [CheckinRequest.Sample] = []
+        samples.reserveCapacity(512)
+        try array { reader throws(GiveUp) in
+            var sample = CheckinRequest.Sample()
+            try reader.object { reader, key throws(GiveUp) in
+                if reader.key(key, is: "t") {
+                    sample.t = try reader.string()
+                } else if reader.key(key, is: "average") {
+                    sample.average = try reader.number()
+                } else if reader.key(key, is: "peak") {
+                    sample.peak = try reader.number()
+                } else {
+                    try reader.skipValue()
+                }
+            }
+            samples.append(sample)
+        }
+        return samples
+    }
+}

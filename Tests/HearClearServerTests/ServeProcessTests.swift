@@ -1,0 +1,95 @@
+import Foundation
+import HearClearTestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The built `hearclear serve` as a user runs it: its embedded PostgreSQL starts with it and
+/// stops with it, and a second server on the same data directory is refused.
+@Suite("hearclear serve, the process", .serialized)
+struct ServeProcessTests {
+    static var binary: String {
+        let root = TestCluster.repositoryRoot
+        for configuration in ["debug", "release"] {
+            let path = "\(root)/.build/\(configuration)/hearclear"
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return "\(root)/.build/debug/hearclear"
+    }
+
+    /// A started process whose output is gathered in memory.
+    final class Running: @unchecked Sendable {
+        let process = Process()
+        private let lock = NSLock()
+        private var text = ""
+
+        init(_ arguments: [String]) throws {
+            process.executableURL = URL(fileURLWithPath: ServeProcessTests.binary)
+            process.arguments = arguments
+            process.currentDirectoryURL = URL(fileURLWithPath: TestCluster.repositoryRoot)
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+                let data = handle.availableData
+                guard let self, !data.isEmpty else { return }
+                self.lock.withLock { self.text += String(decoding: data, as: UTF8.self) }
+            }
+            try process.run()
+        }
+
+        var output: String { lock.withLock { text } }
+
+        /// Waits until the output contains `marker` or the process ends.
+        func wait(for marker: String, seconds: Double = 60) -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                if output.contains(marker) { return true }
+                if !process.isRunning { return output.contains(marker) }
+                usleep(50_000)
+            }
+            return false
+        }
+
+        func waitForExit(seconds: Double = 60) -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while process.isRunning && Date() < deadline { usleep(50_000) }
+            return !process.isRunning
+        }
+    }
+
+    @Test("serve starts its PostgreSQL, refuses a second server, and stops PostgreSQL on SIGTERM")
+    func serveLifecycle() throws {
+        let dataDir = NSTemporaryDirectory() + "hearclear-serve-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: dataDir) }
+        let port = 20_000 + Int(getpid() % 20_000)
+
+        let first = try Running(["serve", "--port", "\(port)", "--data-dir", dataDir])
+        defer { if first.process.isRunning { first.process.terminate() } }
+        #expect(first.wait(for: "Server started"), "output: \(first.output)")
+        let pidFile = try String(contentsOfFile: dataDir + "/postgres/postmaster.pid", encoding: .utf8)
+        let postgresPID = Int32(pidFile.split(separator: "\n")[0])!
+        #expect(kill(postgresPID, 0) == 0, "PostgreSQL runs while the server does")
+
+        let second = try Running(["serve", "--port", "\(port + 1)", "--data-dir", dataDir])
+        #expect(second.waitForExit())
+        #expect(second.process.terminationStatus != 0)
+        #expect(second.output.contains("already using the data directory"), "output: \(second.output)")
+
+        kill(first.process.processIdentifier, SIGTERM)
+        #expect(first.waitForExit())
+        #expect(first.process.terminationStatus == 0, "output: \(first.output)")
+        #expect(kill(postgresPID, 0) != 0, "PostgreSQL stopped with the server")
+        #expect(!FileManager.default.fileExists(atPath: dataDir + "/postgres/postmaster.pid"))
+    }
+
+    @Test("serve without its resources refuses to start with one clear line")
+    func missingResources() throws {
+        let run = try Running(["serve", "--resources", "/nonexistent", "--data-dir", NSTemporaryDirectory() + "unused"])
+        #expect(run.waitForExit())
+        #expect(run.process.terminationStatus != 0)
+        #expect(run.output.contains("--resources"), "output: \(run.output)")
+    }
+}
