@@ -10,7 +10,8 @@ public actor TestCluster {
     public static let shared = TestCluster()
 
     private var server: EmbeddedPostgres?
-    private var templateReady = false
+    /// Creating and migrating the template; shared, so that tests starting together wait for one creation.
+    private var template: Task<Void, any Error>?
     private let logger = Logger(label: "hearclear.tests")
     public static let templateName = "hearclear_template"
 
@@ -45,18 +46,20 @@ public actor TestCluster {
     /// Creates a migrated database and returns its name.
     public func migratedDatabase() async throws -> String {
         let server = try cluster()
-        if !templateReady {
-            try await Self.admin(server) { client in
-                try await client.query(
-                    PostgresQuery(unsafeSQL: "CREATE DATABASE \(Self.templateName)"), logger: logger
-                )
+        if template == nil {
+            template = Task {
+                try await Self.admin(server) { client in
+                    try await client.query(
+                        PostgresQuery(unsafeSQL: "CREATE DATABASE \(Self.templateName)"), logger: logger
+                    )
+                }
+                try await Self.withClient(server.configuration(database: Self.templateName)) { client in
+                    let migrations = try Migration.load(from: Self.migrationsDirectory)
+                    try await MigrationRunner(client: client, migrations: migrations, logger: logger).apply()
+                }
             }
-            try await Self.withClient(server.configuration(database: Self.templateName)) { client in
-                let migrations = try Migration.load(from: Self.migrationsDirectory)
-                try await MigrationRunner(client: client, migrations: migrations, logger: logger).apply()
-            }
-            templateReady = true
         }
+        try await template?.value
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
         try await Self.admin(server) { client in
             try await client.query(
