@@ -1,6 +1,7 @@
 import CompressNIO
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// Collects every request body in memory up to the wire limit (413 past it), undoes a gzip
 /// or deflate `Content-Encoding` up to the decompressed limit (413 past it, so a gzip bomb
@@ -20,6 +21,8 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
         var body: ByteBuffer
         do {
             body = try await request.body.collect(upTo: wireLimit)
+        } catch is NIOTooManyBytesError {
+            throw Self.tooLarge("the body is larger than the limit of \(wireLimit) bytes")
         } catch let error as HTTPError where error.status == .contentTooLarge {
             throw Self.tooLarge("the body is larger than the limit of \(wireLimit) bytes")
         }
@@ -32,7 +35,9 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
             body = try Self.decompress(&body, algorithms: [.gzip()], limit: large ? BodyLimits.meterBytes : BodyLimits.decompressedBytes)
         case "deflate":
             // HTTP's deflate is zlib-wrapped; some clients send raw deflate.
-            body = try Self.decompress(&body, algorithms: [.zlib(), .deflate()], limit: BodyLimits.decompressedBytes)
+            body = try Self.decompress(
+                &body, algorithms: [.zlib(), .deflate()],
+                limit: large ? BodyLimits.meterBytes : BodyLimits.decompressedBytes)
         default:
             throw Problem(
                 .unsupportedMediaType, type: "unsupported-encoding", title: "Unsupported content encoding",
