@@ -85,6 +85,7 @@ let package = Package(
                 "HearClearServer",
                 "HearClearStore",
                 "HearClearTestSupport",
+                "CSndFile",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
             ]

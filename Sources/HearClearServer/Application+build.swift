@@ -69,6 +69,7 @@ public func buildRouter(
     let v2 = router.group("api/v2")
     VenuesController(venues: venues).addRoutes(to: v2)
     CheckinsController(ingest: ingest, checkins: checkins).addRoutes(to: v2)
+    MeterController().addRoutes(to: v2)
     try OpenAPIController(path: configuration.openAPIPath).addRoutes(to: v2)
     LegacyController(
         venues: venues, devices: DeviceRepository(client: client, logger: logger),

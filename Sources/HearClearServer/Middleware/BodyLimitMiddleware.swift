@@ -1,6 +1,7 @@
 import CompressNIO
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// Collects every request body in memory up to the wire limit (413 past it), undoes a gzip
 /// or deflate `Content-Encoding` up to the decompressed limit (413 past it, so a gzip bomb
@@ -20,6 +21,8 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
         var body: ByteBuffer
         do {
             body = try await request.body.collect(upTo: wireLimit)
+        } catch is NIOTooManyBytesError {
+            throw Self.tooLarge("the body is larger than the limit of \(wireLimit) bytes")
         } catch let error as HTTPError where error.status == .contentTooLarge {
             throw Self.tooLarge("the body is larger than the limit of \(wireLimit) bytes")
         }

@@ -1,0 +1,49 @@
+import Foundation
+import HearClearServer
+import HearClearStore
+import HearClearTestSupport
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import PostgresNIO
+
+/// The server as the meter's tests run it: the real router, or the whole application on a real
+/// socket (`.live`, where the transport matters), on a fresh migrated database.
+enum MeterServer {
+    static var configuration: ServerConfiguration {
+        var configuration = ServerConfiguration()
+        configuration.resourcesDirectory = TestCluster.repositoryRoot
+        configuration.port = 0
+        configuration.databaseConnections = 4
+        return configuration
+    }
+
+    static let logger: Logger = {
+        var logger = Logger(label: "hearclear.test.meter")
+        logger.logLevel = .warning
+        return logger
+    }()
+
+    static func withRouter<T: Sendable>(
+        _ body: @Sendable @escaping (any TestClientProtocol) async throws -> T
+    ) async throws -> T {
+        try await withTestDatabase { client, _ in
+            let configuration = configuration
+            let migrations = try Migration.load(from: configuration.migrationsDirectory)
+            let router = try buildRouter(
+                configuration: configuration, client: client,
+                migrations: MigrationRunner(client: client, migrations: migrations, logger: logger), logger: logger)
+            return try await Application(router: router, logger: logger).test(.router) { try await body($0) }
+        }
+    }
+
+    static func withLive<T: Sendable>(
+        _ body: @Sendable @escaping (any TestClientProtocol, PostgresClient) async throws -> T
+    ) async throws -> T {
+        try await withTestDatabase { client, databaseConfiguration in
+            let app = try await buildApplication(
+                configuration: configuration, database: .external(databaseConfiguration), logger: logger)
+            return try await app.test(.live) { try await body($0, client) }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// A bare HTTP/1.1 client that streams a request body of filler bytes chunk by chunk, reusing
+/// one chunk, so a test can send more than the server's limit without holding it in memory.
+/// After `holdAfter` bytes of body it stops sending for `hold` (without ending the body): an answer
+/// that arrives then was given before the body ended. It returns when the response head arrives.
+enum StreamingUpload {
+    struct Outcome {
+        var status: Int
+        var head: String
+        var bodyBytesSent: Int
+    }
+
+    /// Sends at most `maxBytes` of body: `Transfer-Encoding: chunked` without `declaredLength`,
+    /// else that `Content-Length` (and never more than it).
+    static func post(
+        host: String = "localhost", port: Int, path: String, contentType: String, declaredLength: Int? = nil,
+        maxBytes: Int, holdAfter: Int, hold: Duration = .seconds(10), chunkBytes: Int = 1 << 20
+    ) async throws -> Outcome {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: host, port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        let sent = SentBytes()
+        return try await channel.executeThenClose { inbound, outbound in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    var head = "POST \(path) HTTP/1.1\r\nHost: \(host)\r\nContent-Type: \(contentType)\r\n"
+                    head += declaredLength.map { "Content-Length: \($0)\r\n" } ?? "Transfer-Encoding: chunked\r\n"
+                    try await outbound.write(ByteBuffer(string: head + "\r\n"))
+                    let limit = min(maxBytes, declaredLength ?? .max)
+                    let chunk = ByteBuffer(repeating: 0x55, count: chunkBytes)
+                    while sent.value < limit, !Task.isCancelled {
+                        if sent.value == holdAfter { try await Task.sleep(for: hold) }
+                        let end = sent.value < holdAfter ? holdAfter : limit
+                        let piece = chunk.getSlice(at: 0, length: min(chunkBytes, end - sent.value))!
+                        if declaredLength == nil {
+                            try await outbound.write(
+                                ByteBuffer(string: String(piece.readableBytes, radix: 16) + "\r\n"))
+                            try await outbound.write(contentsOf: [piece, ByteBuffer(string: "\r\n")])
+                        } else {
+                            try await outbound.write(piece)
+                        }
+                        sent.add(piece.readableBytes)
+                    }
+                    if declaredLength == nil, !Task.isCancelled {
+                        try await outbound.write(ByteBuffer(string: "0\r\n\r\n"))
+                    }
+                }
+                var response = ByteBuffer()
+                for try await part in inbound {
+                    response.writeImmutableBuffer(part)
+                    if String(buffer: response).contains("\r\n\r\n") { break }
+                }
+                let sentAtResponse = sent.value
+                group.cancelAll()
+                // The writer may stop with an error once the connection goes; only the response matters.
+                while (try? await group.next()) != nil {}
+                let head = String(String(buffer: response).split(separator: "\r\n\r\n").first ?? "")
+                let status = head.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+                return Outcome(status: status, head: head, bodyBytesSent: sentAtResponse)
+            }
+        }
+    }
+
+    private final class SentBytes: Sendable {
+        private let count = Mutex(0)
+        var value: Int { count.withLock { $0 } }
+        func add(_ bytes: Int) { count.withLock { $0 += bytes } }
+    }
+}

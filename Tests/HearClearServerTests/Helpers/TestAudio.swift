@@ -1,0 +1,55 @@
+import CSndFile
+import Foundation
+
+/// Audio files for the meter's tests, encoded by libsndfile in memory.
+enum TestAudio {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static let wav16 = Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16)
+    static let flac16 = Int32(SF_FORMAT_FLAC | SF_FORMAT_PCM_16)
+
+    /// A sine of `hz` at `dBFS` (peak), the same in every channel.
+    static func sine(
+        hz: Double = 1000, dBFS: Double = 0, seconds: Double, sampleRate: Int = 48000, channels: Int = 1,
+        format: Int32 = wav16
+    ) throws -> Data {
+        let amplitude = pow(10, dBFS / 20)
+        let frames = Int((Double(sampleRate) * seconds).rounded())
+        var interleaved = [Float](repeating: 0, count: frames * channels)
+        for n in 0..<frames {
+            let value = Float(amplitude * sin(2 * Double.pi * hz * Double(n) / Double(sampleRate)))
+            for c in 0..<channels { interleaved[n * channels + c] = value }
+        }
+        return try encode(interleaved, channels: channels, sampleRate: sampleRate, format: format)
+    }
+
+    static func silence(seconds: Double, sampleRate: Int = 8000) throws -> Data {
+        let frames = Int((Double(sampleRate) * seconds).rounded())
+        return try encode([Float](repeating: 0, count: frames), channels: 1, sampleRate: sampleRate, format: wav16)
+    }
+
+    /// `interleaved` holds `channels` samples per frame, full scale ±1.
+    static func encode(_ interleaved: [Float], channels: Int, sampleRate: Int, format: Int32) throws -> Data {
+        let sink = SoundFileSink()
+        var io = SoundFileSink.virtualIO()
+        var info = SF_INFO(
+            frames: 0, samplerate: Int32(sampleRate), channels: Int32(channels), format: format, sections: 0,
+            seekable: 0)
+        guard sf_format_check(&info) == Int32(SF_TRUE) else {
+            throw Failure(description: "bad format 0x\(String(format, radix: 16))")
+        }
+        guard let handle = sf_open_virtual(&io, Int32(SFM_WRITE), &info, Unmanaged.passUnretained(sink).toOpaque())
+        else { throw Failure(description: String(cString: sf_strerror(nil))) }
+        // Full scale (1.0) must clip to the largest integer, not wrap round to −1.
+        sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+        let frames = interleaved.count / channels
+        let written = interleaved.withUnsafeBufferPointer {
+            sf_writef_float(handle, $0.baseAddress, sf_count_t(frames))
+        }
+        let message = String(cString: sf_strerror(handle))
+        guard sf_close(handle) == 0, written == frames else { throw Failure(description: message) }
+        return Data(sink.bytes)
+    }
+}

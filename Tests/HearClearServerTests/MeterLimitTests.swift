@@ -1,0 +1,76 @@
+import Foundation
+import HTTPTypes
+import HearClearServer
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// The meter's 50 MiB body limit over a real socket: bodies are collected only up to the limit,
+/// and every other route keeps its 1 MiB.
+@Suite("Meter body limits")
+struct MeterLimitTests {
+    static let meterLimit = BodyLimits.meterBytes
+
+    @Test("a streamed body past 50 MiB is 413 before the body ends, and the server keeps serving")
+    func streamedPastLimit() async throws {
+        let (outcome, health) = try await MeterServer.withLive { client, _ in
+            let port = try #require(client.port)
+            let outcome = try await StreamingUpload.post(
+                port: port, path: "/api/v2/meter", contentType: "audio/wav", maxBytes: 4 * Self.meterLimit,
+                holdAfter: Self.meterLimit + (1 << 20))
+            return (outcome, try await client.execute(uri: "/health", method: .get))
+        }
+
+        #expect(outcome.status == 413)
+        #expect(outcome.head.contains("application/problem+json"))
+        // The answer came while the sender held the body open just past the limit: nothing waited for its end.
+        #expect(outcome.bodyBytesSent == Self.meterLimit + (1 << 20))
+        #expect(health.status == .ok)
+    }
+
+    @Test("a Content-Length over 50 MiB is 413 from the head alone, before any of the body is sent")
+    func declaredPastLimit() async throws {
+        let outcome = try await MeterServer.withLive { client, _ in
+            try await StreamingUpload.post(
+                port: try #require(client.port), path: "/api/v2/meter", contentType: "audio/wav",
+                declaredLength: Self.meterLimit + 1, maxBytes: Self.meterLimit + 1, holdAfter: 0)
+        }
+
+        #expect(outcome.status == 413)
+        #expect(outcome.bodyBytesSent == 0)
+    }
+
+    @Test("audio over 1 MiB is metered on /api/v2/meter, while /api/v2/checkins keeps its 1 MiB limit")
+    func otherRoutesKeepOneMiB() async throws {
+        let audio = try TestAudio.sine(dBFS: -20, seconds: 24, sampleRate: 48000)
+        let tooLargeCheckin = ByteBuffer(repeating: UInt8(ascii: " "), count: BodyLimits.wireBytes + 1)
+
+        let (meter, checkin) = try await MeterServer.withLive { client, _ in
+            (
+                try await client.execute(
+                    uri: "/api/v2/meter", method: .post, headers: [.contentType: "audio/wav"],
+                    body: ByteBuffer(data: audio)),
+                try await client.execute(
+                    uri: "/api/v2/checkins", method: .post, headers: [.contentType: "application/json"],
+                    body: tooLargeCheckin)
+            )
+        }
+
+        #expect(audio.count > BodyLimits.wireBytes)
+        #expect(meter.status == .ok)
+        #expect(MeterAnswer(meter).samples.count == 24)
+        #expect(checkin.status == .contentTooLarge)
+    }
+
+    @Test("a streamed check-in body past 1 MiB is 413")
+    func streamedCheckinPastOneMiB() async throws {
+        let outcome = try await MeterServer.withLive { client, _ in
+            try await StreamingUpload.post(
+                port: try #require(client.port), path: "/api/v2/checkins", contentType: "application/json",
+                maxBytes: 8 * BodyLimits.wireBytes, holdAfter: 2 * BodyLimits.wireBytes, chunkBytes: 64 << 10)
+        }
+
+        #expect(outcome.status == 413)
+        #expect(outcome.bodyBytesSent == 2 * BodyLimits.wireBytes)
+    }
+}
