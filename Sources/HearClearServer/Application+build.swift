@@ -3,6 +3,7 @@ import HearClearStore
 import Hummingbird
 import Logging
 import PostgresNIO
+import Prometheus
 import ServiceLifecycle
 
 /// Where the server's database comes from.
@@ -57,6 +58,7 @@ public func buildRouter(
     let routeIndex = RouteIndex()
     router.add(middleware: ResponseCompressionMiddleware())
     router.add(middleware: AccessLogMiddleware())
+    router.add(middleware: MetricsMiddleware())
     router.add(middleware: ErrorMiddleware(routes: routeIndex))
     router.add(middleware: BodyLimitMiddleware())
 
@@ -66,6 +68,7 @@ public func buildRouter(
     let ingest = CheckinIngest(checkins: checkins, maxDistanceMetres: configuration.maxDistanceMetres)
 
     HealthController(client: client, migrations: migrations).addRoutes(to: router)
+    MetricsController(registry: PrometheusMetricsFactory.defaultRegistry).addRoutes(to: router)
     let v2 = router.group("api/v2")
     VenuesController(venues: venues).addRoutes(to: v2)
     CheckinsController(ingest: ingest, checkins: checkins).addRoutes(to: v2)

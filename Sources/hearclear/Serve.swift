@@ -3,6 +3,8 @@ import Configuration
 import HearClearServer
 import HearClearStore
 import Logging
+import Metrics
+import Prometheus
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -48,6 +50,7 @@ struct Serve: AsyncParsableCommand {
         let reader = try await options.reader(extra: extra)
         let configuration = try ServerConfiguration(reader: reader)
         let logger = Logging.bootstrap(configuration)
+        MetricsSystem.bootstrap(PrometheusMetricsFactory())
         do {
             let database: DatabaseSource =
                 if let url = configuration.databaseURL { .external(try DatabaseURL.configuration(url)) } else { .embedded }
