@@ -10,7 +10,7 @@ public actor TestCluster {
     public static let shared = TestCluster()
 
     private var server: EmbeddedPostgres?
-    private var templateReady = false
+    private var templatePreparation: Task<Void, any Error>?
     private let logger = Logger(label: "hearclear.tests")
     public static let templateName = "hearclear_template"
 
@@ -45,18 +45,23 @@ public actor TestCluster {
     /// Creates a migrated database and returns its name.
     public func migratedDatabase() async throws -> String {
         let server = try cluster()
-        if !templateReady {
-            try await Self.admin(server) { client in
-                try await client.query(
-                    PostgresQuery(unsafeSQL: "CREATE DATABASE \(Self.templateName)"), logger: logger
-                )
+        // One preparation shared by every caller: the actor is re-entered at each `await`, so a
+        // flag set only after the migrations would let concurrent tests create the template twice.
+        let preparation =
+            templatePreparation
+            ?? Task {
+                try await Self.admin(server) { client in
+                    try await client.query(
+                        PostgresQuery(unsafeSQL: "CREATE DATABASE \(Self.templateName)"), logger: logger
+                    )
+                }
+                try await Self.withClient(server.configuration(database: Self.templateName)) { client in
+                    let migrations = try Migration.load(from: Self.migrationsDirectory)
+                    try await MigrationRunner(client: client, migrations: migrations, logger: logger).apply()
+                }
             }
-            try await Self.withClient(server.configuration(database: Self.templateName)) { client in
-                let migrations = try Migration.load(from: Self.migrationsDirectory)
-                try await MigrationRunner(client: client, migrations: migrations, logger: logger).apply()
-            }
-            templateReady = true
-        }
+        templatePreparation = preparation
+        try await preparation.value
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
         try await Self.admin(server) { client in
             try await client.query(
