@@ -60,7 +60,8 @@ struct LegacyController {
 
     @Sendable func getVenue(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard let venue = try await findVenue(context) else { return LegacyResponse.notFound() }
-        let volume = if let loudness { try await LegacyVolume(reader: loudness).volume(of: venue) } else { Double?.none }
+        var volume: Double?
+        if let loudness { volume = try await LegacyVolume(reader: loudness).volume(of: venue) }
         return LegacyResponse.json(["venue": Self.venueObject(venue), "volume": volume.map { $0 as Any } ?? NSNull()])
     }
 
