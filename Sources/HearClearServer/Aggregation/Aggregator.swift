@@ -2,6 +2,7 @@ import Foundation
 import HearClearStore
 import Logging
 import LoudnessCore
+import Metrics
 import PostgresNIO
 
 /// Re-judges one venue at a time: loads its check-ins, runs ``VenueJudge`` and rewrites the
@@ -12,6 +13,10 @@ public struct Aggregator: Sendable {
     let repository: AggregationRepository
     let judge: VenueJudge
     let logger: Logger
+
+    /// Time to re-judge one venue (load, judge, write), and venues re-judged.
+    static let durations = Metrics.Timer(label: "hearclear_aggregation_duration")
+    static let venues = Counter(label: "hearclear_aggregations_total")
 
     public init(client: PostgresClient, logger: Logger, judge: VenueJudge = VenueJudge()) {
         self.queue = AggregationQueue(client: client, logger: logger)
@@ -39,6 +44,8 @@ public struct Aggregator: Sendable {
         guard let input = try await repository.load(venueID: venueID, on: connection) else { return }
         let result = Self.result(for: input, judge: judge)
         try await repository.write(result, on: connection)
+        Self.durations.record(duration: ContinuousClock.now - started)
+        Self.venues.increment()
         logger.debug(
             "venue aggregated",
             metadata: [
