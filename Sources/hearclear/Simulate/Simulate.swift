@@ -13,7 +13,8 @@ struct Simulate: AsyncParsableCommand {
 
             With --evaluate TRUTH: reads the served grids and check-in judgements and prints the mean \
             absolute error (dB) and the share of correct labels over cells with at least 3 check-ins, for \
-            the server, the 2013 method (mean of amplitudes, ± 1 SD), a plain energetic mean and an oracle \
+            the server, the 2013 method (mean of amplitudes, ± 1 SD, on the 2013 server's own clock: UTC unless \
+            --legacy-server-zone), the same estimator on venue-local cells, a plain energetic mean and an oracle \
             (the median of only the clean check-ins). Only loopback or your own test hosts are fit targets.
             """
     )
@@ -29,6 +30,9 @@ struct Simulate: AsyncParsableCommand {
     @Option(help: "Evaluate the served grid against this ground truth file instead of simulating.")
     var evaluate: String?
     @Option(help: "Concurrent requests.") var concurrency = 8
+    @Option(help: "With --evaluate: the zone of the 2013 server's clock, which bucketed check-ins by its own hour.")
+    var legacyServerZone = "UTC"
+    @Option(help: "With --evaluate: list the server's worst cells with their check-ins.") var worst = 0
 
     func validate() throws {
         guard (1...10_000).contains(venues) else { throw ValidationError("--venues must be 1…10000") }
@@ -36,15 +40,21 @@ struct Simulate: AsyncParsableCommand {
         guard (0...1).contains(contamination) else { throw ValidationError("--contamination must be 0…1") }
         guard rate > 0, rate <= 20 else { throw ValidationError("--rate must be in (0, 20]") }
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be 1…256") }
+        guard TimeZone(identifier: legacyServerZone) != nil else {
+            throw ValidationError("--legacy-server-zone must be an IANA zone, e.g. UTC")
+        }
+        guard worst >= 0 else { throw ValidationError("--worst must be ≥ 0") }
     }
 
     func run() async throws {
         let client = SimulationClient(url: url, connections: concurrency)
         do {
             if let evaluate {
-                let report = try await SimulationEvaluation(
-                    truth: try SimulationTruth.read(evaluate), client: client, concurrency: concurrency
-                ).run()
+                var evaluation = SimulationEvaluation(
+                    truth: try SimulationTruth.read(evaluate), client: client, concurrency: concurrency)
+                evaluation.legacyServerZone = TimeZone(identifier: legacyServerZone) ?? evaluation.legacyServerZone
+                evaluation.worst = worst
+                let report = try await evaluation.run()
                 print(report)
             } else {
                 try await simulate(client)

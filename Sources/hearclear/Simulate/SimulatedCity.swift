@@ -63,7 +63,7 @@ struct SimulatedCity {
                         let truth = SimulationTruth.Checkin(
                             id: Self.uuid(&random), venue: venue.id, device: device.id, weekday: local.weekday,
                             hour: hour, contamination: kind, leqDBFS: session.leqDBFS,
-                            meanAmplitude: session.meanAmplitude)
+                            meanAmplitude: session.meanAmplitude, start: start)
                         checkins.append(
                             PlannedCheckin(
                                 truth: truth, start: start, session: session, location: location, model: device.model))

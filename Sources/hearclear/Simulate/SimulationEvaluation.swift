@@ -8,6 +8,10 @@ struct SimulationEvaluation {
     let truth: SimulationTruth
     let client: SimulationClient
     let concurrency: Int
+    /// The zone of the 2013 server's clock, which bucketed check-ins by its own weekday and hour.
+    var legacyServerZone = TimeZone(identifier: "UTC")!
+    /// How many of the server's worst cells to list, with their check-ins.
+    var worst = 0
 
     func run() async throws -> String {
         let bands = try await currentBands()
@@ -15,9 +19,12 @@ struct SimulationEvaluation {
             bands.first { $0.below.map { level < $0 } ?? true }?.label ?? "?"
         }
         let served = try await servedLevels()
-        let statuses = try await judgements()
+        let judged = try await judgements()
         let offset = truth.referenceOffsetDB
         let byCell = Dictionary(grouping: truth.checkins) { "\($0.venue)|\($0.weekday)|\($0.hour)" }
+        let byLegacyCell = Dictionary(
+            grouping: truth.checkins.filter { $0.start != nil }
+        ) { SimulationMethods.legacyCellKey(venue: $0.venue, start: $0.start!, serverZone: legacyServerZone) }
         let trueLevels = Dictionary(
             uniqueKeysWithValues: truth.venues.flatMap { venue in
                 venue.cells.map { ("\(venue.venue.id)|\($0.weekday)|\($0.hour)", $0.trueDB) }
@@ -25,35 +32,88 @@ struct SimulationEvaluation {
         var server = MethodScore(name: "server")
         var oracle = MethodScore(name: "oracle (median of clean)")
         var energetic = MethodScore(name: "energetic mean")
-        var old = MethodScore(name: "2013 method")
+        var old = MethodScore(name: "2013 method (server clock)")
+        var oldLocal = MethodScore(name: "2013 estimator, local time")
+        var evaluated: [(key: String, checkins: [SimulationTruth.Checkin], trueDB: Double)] = []
         for (key, checkins) in byCell.sorted(by: { $0.key < $1.key }) where checkins.count >= Self.minimumCheckins {
             guard let trueDB = trueLevels[key] else { continue }
-            server.add(estimate: served[key], truth: trueDB, label: label)
+            evaluated.append((key, checkins, trueDB))
+            server.add(cell: key, estimate: served[key], truth: trueDB, label: label)
             oracle.add(
-                estimate: SimulationMethods.oracle(checkins, referenceOffsetDB: offset), truth: trueDB, label: label)
-            energetic.add(
-                estimate: SimulationMethods.energeticMean(checkins, referenceOffsetDB: offset), truth: trueDB,
+                cell: key, estimate: SimulationMethods.oracle(checkins, referenceOffsetDB: offset), truth: trueDB,
                 label: label)
-            old.add(
-                estimate: SimulationMethods.method2013(checkins, referenceOffsetDB: offset), truth: trueDB, label: label
-            )
+            energetic.add(
+                cell: key, estimate: SimulationMethods.energeticMean(checkins, referenceOffsetDB: offset),
+                truth: trueDB, label: label)
+            if !byLegacyCell.isEmpty {
+                old.add(
+                    cell: key,
+                    estimate: SimulationMethods.method2013(byLegacyCell[key] ?? [], referenceOffsetDB: offset),
+                    truth: trueDB, label: label)
+            }
+            oldLocal.add(
+                cell: key, estimate: SimulationMethods.method2013(checkins, referenceOffsetDB: offset), truth: trueDB,
+                label: label)
         }
-        var lines = ["cells with ≥ \(Self.minimumCheckins) check-ins: \(server.absoluteErrors.count + server.missing)"]
-        lines.append("method                      MAE dB   labels   cells")
-        for score in [server, oracle, energetic, old] {
+        var lines = [
+            "cells with ≥ \(Self.minimumCheckins) check-ins: \(evaluated.count) "
+                + "(a cell a method cannot answer counts as a wrong label and not in its MAE)",
+            "method                        MAE dB   labels   answered",
+        ]
+        let methods =
+            (byLegacyCell.isEmpty ? [server, oracle, energetic] : [server, oracle, energetic, old])
+            + [oldLocal]
+        for score in methods {
             lines.append(
-                score.name.padding(toLength: 26, withPad: " ", startingAt: 0)
+                score.name.padding(toLength: 28, withPad: " ", startingAt: 0)
                     + String(
-                        format: "  %6.2f   %5.1f %%   %d%@", score.meanAbsoluteError, score.labelShare * 100,
-                        score.absoluteErrors.count, score.missing > 0 ? " (\(score.missing) missing)" : ""))
+                        format: "  %6.2f   %5.1f %%   %d/%d", score.meanAbsoluteError, score.labelShare * 100,
+                        score.errors.count, score.cells))
         }
+        if byLegacyCell.isEmpty {
+            lines.append("(this truth file has no check-in times: the 2013 method on its own clock is not shown)")
+        }
+        let both = Set(server.errors.keys).intersection(oracle.errors.keys)
+        let (serverMAE, serverLabels) = server.restricted(to: both)
+        let (oracleMAE, oracleLabels) = oracle.restricted(to: both)
         lines.append(
             String(
-                format: "server vs oracle: MAE %+.1f %%, labels %+.1f points",
-                (server.meanAbsoluteError / oracle.meanAbsoluteError - 1) * 100,
-                (server.labelShare - oracle.labelShare) * 100))
-        lines.append(contentsOf: detection(statuses))
+                format: "server vs oracle on the %d cells both answer: MAE %.2f vs %.2f (%+.1f %%), "
+                    + "labels %.1f vs %.1f %% (%+.1f points)",
+                both.count, serverMAE, oracleMAE, (serverMAE / oracleMAE - 1) * 100, serverLabels * 100,
+                oracleLabels * 100, (serverLabels - oracleLabels) * 100))
+        lines.append(contentsOf: detection(judged.mapValues(\.status)))
+        if worst > 0 {
+            lines.append(contentsOf: worstCells(evaluated, served: served, judged: judged, label: label))
+        }
         return lines.joined(separator: "\n")
+    }
+
+    /// The server's `worst` largest errors, each with its check-ins: kind, level, judgement.
+    private func worstCells(
+        _ evaluated: [(key: String, checkins: [SimulationTruth.Checkin], trueDB: Double)],
+        served: [String: Double], judged: [String: Judged], label: (Double) -> String
+    ) -> [String] {
+        let offset = truth.referenceOffsetDB
+        let ranked = evaluated.compactMap { cell in served[cell.key].map { (cell, $0) } }
+            .sorted { abs($0.1 - $0.0.trueDB) > abs($1.1 - $1.0.trueDB) }
+        var lines = ["worst \(min(worst, ranked.count)) cells of the server:"]
+        for (cell, level) in ranked.prefix(worst) {
+            let oracle = SimulationMethods.oracle(cell.checkins, referenceOffsetDB: offset)
+            lines.append(
+                String(
+                    format: "  %@  true %.1f (%@)  server %.1f (%@)  oracle %@", cell.key, cell.trueDB,
+                    label(cell.trueDB), level, label(level), oracle.map { String(format: "%.1f", $0) } ?? "-"))
+            for checkin in cell.checkins {
+                let judgement = judged[checkin.id]
+                lines.append(
+                    String(
+                        format: "      %-11@ %6.1f dB  %@ %@  device %@", checkin.contamination?.rawValue ?? "clean",
+                        checkin.leqDBFS + offset, judgement?.status ?? "?",
+                        judgement?.reasons.joined(separator: ",") ?? "", String(checkin.device.suffix(12))))
+            }
+        }
+        return lines
     }
 
     /// How the server judged the spoiled and the clean check-ins.
@@ -99,35 +159,47 @@ struct SimulationEvaluation {
         return levels
     }
 
-    /// Every check-in's status, waiting (up to a minute) for pending ones.
-    private func judgements() async throws -> [String: String] {
-        var statuses: [String: String] = [:]
+    /// How the server judged one check-in.
+    struct Judged {
+        var status: String
+        var reasons: [String]
+    }
+
+    /// Every check-in's judgement, waiting (up to a minute) for pending ones.
+    private func judgements() async throws -> [String: Judged] {
+        var statuses: [String: Judged] = [:]
         var waiting = truth.checkins.map(\.id)
         let deadline = ContinuousClock.now + .seconds(60)
         while !waiting.isEmpty {
-            let found = try await withThrowingTaskGroup(of: (String, String?).self) { group in
-                var results: [(String, String?)] = []
+            let found = try await withThrowingTaskGroup(of: (String, Judged?).self) { group in
+                var results: [(String, Judged?)] = []
                 var index = 0
                 for _ in 0..<min(concurrency, waiting.count) {
                     let id = waiting[index]
                     index += 1
-                    group.addTask { (id, try await client.object("/api/v2/checkins/\(id)")?["status"] as? String) }
+                    group.addTask { (id, try await judgement(of: id)) }
                 }
                 while let result = try await group.next() {
                     results.append(result)
                     if index < waiting.count {
                         let id = waiting[index]
                         index += 1
-                        group.addTask { (id, try await client.object("/api/v2/checkins/\(id)")?["status"] as? String) }
+                        group.addTask { (id, try await judgement(of: id)) }
                     }
                 }
                 return results
             }
-            for (id, status) in found { statuses[id] = status }
-            waiting = found.filter { $0.1 == "pending" }.map(\.0)
+            for (id, judged) in found { statuses[id] = judged }
+            waiting = found.filter { $0.1?.status == "pending" }.map(\.0)
             if waiting.isEmpty || ContinuousClock.now > deadline { break }
             try await Task.sleep(for: .seconds(1))
         }
         return statuses
+    }
+
+    private func judgement(of id: String) async throws -> Judged? {
+        guard let body = try await client.object("/api/v2/checkins/\(id)"), let status = body["status"] as? String
+        else { return nil }
+        return Judged(status: status, reasons: body["reasons"] as? [String] ?? [])
     }
 }

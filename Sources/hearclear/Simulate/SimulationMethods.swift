@@ -3,8 +3,10 @@ import Foundation
 /// The ways of estimating a cell that `simulate --evaluate` compares with the server's answer,
 /// all on the check-ins of one cell, in calibrated dB (dBFS + the reference offset).
 enum SimulationMethods {
-    /// The 2013 server: mean of the check-ins' mean amplitudes, drop those outside mean ± 1 SD
-    /// (population SD), mean again, back to dB.
+    /// The 2013 server's estimator: mean of the check-ins' mean amplitudes, drop those outside
+    /// mean ± 1 SD (population SD), mean again, back to dB. Which check-ins form the cell is the
+    /// caller's business: the 2013 server bucketed them by its own clock (see
+    /// ``legacyCellKey(venue:start:serverZone:)``).
     static func method2013(_ checkins: [SimulationTruth.Checkin], referenceOffsetDB: Double) -> Double? {
         let amplitudes = checkins.map(\.meanAmplitude)
         guard !amplitudes.isEmpty else { return nil }
@@ -14,6 +16,15 @@ enum SimulationMethods {
         let chosen = kept.isEmpty ? amplitudes : kept
         let amplitude = chosen.reduce(0, +) / Double(chosen.count)
         return 20 * log10(max(amplitude, 1e-8)) + referenceOffsetDB
+    }
+
+    /// The cell `venue|weekday|hour` the 2013 server put a check-in made at `start` in: weekday
+    /// (ISO, 1 = Monday) and hour on the server's clock, whatever the venue's zone.
+    static func legacyCellKey(venue: String, start: Date, serverZone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = serverZone
+        let parts = calendar.dateComponents([.weekday, .hour], from: start)
+        return "\(venue)|\(((parts.weekday ?? 1) + 5) % 7 + 1)|\(parts.hour ?? 0)"
     }
 
     /// Plain energetic mean of every check-in's Leq, no cleaning, no rejection.
@@ -30,30 +41,5 @@ enum SimulationMethods {
         let middle = clean.count / 2
         let median = clean.count % 2 == 1 ? clean[middle] : (clean[middle - 1] + clean[middle]) / 2
         return median + referenceOffsetDB
-    }
-}
-
-/// Mean absolute error and share of correct labels of one method over the evaluated cells.
-struct MethodScore {
-    var name: String
-    var absoluteErrors: [Double] = []
-    var correctLabels = 0
-    var missing = 0
-
-    mutating func add(estimate: Double?, truth: Double, label: (Double) -> String) {
-        guard let estimate else {
-            missing += 1
-            return
-        }
-        absoluteErrors.append(abs(estimate - truth))
-        if label(estimate) == label(truth) { correctLabels += 1 }
-    }
-
-    var meanAbsoluteError: Double {
-        absoluteErrors.isEmpty ? .nan : absoluteErrors.reduce(0, +) / Double(absoluteErrors.count)
-    }
-
-    var labelShare: Double {
-        absoluteErrors.isEmpty ? .nan : Double(correctLabels) / Double(absoluteErrors.count)
     }
 }

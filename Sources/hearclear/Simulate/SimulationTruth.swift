@@ -26,6 +26,9 @@ struct SimulationTruth: Codable {
         var leqDBFS: Double
         /// Mean linear amplitude of its seconds.
         var meanAmplitude: Double
+        /// When its first second was measured; what a server's own clock would bucket it by.
+        /// `nil` in truth files written before it was recorded.
+        var start: Date?
     }
 
     var seed: UInt64
