@@ -7,7 +7,8 @@ struct Simulate: AsyncParsableCommand {
         discussion: """
             Without --evaluate: makes --venues venues with true weekday × hour profiles (cafés, pubs, \
             restaurants, clubs in four time zones), phones of several models with biases of a few dB, and \
-            check-ins over the last --days days with speech-and-music-like 1-second noise; a --contamination \
+            check-ins over the last --days days with speech-and-music-like 1-second noise, each evening a \
+            little louder or quieter than the venue's usual for that hour (--occasion-sd); a --contamination \
             share of them is spoiled (pocket dropouts, bumps, stuck meters, always-full-scale devices, \
             check-ins made at another venue). Sends them to --url and writes the ground truth to --truth.
 
@@ -26,6 +27,13 @@ struct Simulate: AsyncParsableCommand {
     @Option(help: "Seed of the generator: the same seed makes the same city.") var seed: UInt64 = 1
     @Option(help: "Share of spoiled check-ins, 0…1.") var contamination = 0.2
     @Option(help: "Mean check-ins per open venue-hour per day.") var rate = 2.0
+    @Option(
+        help: """
+            SD (dB) of one evening's level about the venue's usual level for that weekday and hour, shared \
+            by that hour's check-ins (crowds differ from week to week). 0 gives the cities of before this \
+            option.
+            """)
+    var occasionSD = 2.0
     @Option(help: "Where to write the ground truth.") var truth = "simulation-truth.json"
     @Option(help: "Evaluate the served grid against this ground truth file instead of simulating.")
     var evaluate: String?
@@ -39,6 +47,7 @@ struct Simulate: AsyncParsableCommand {
         guard (1...13).contains(days) else { throw ValidationError("--days must be 1…13") }
         guard (0...1).contains(contamination) else { throw ValidationError("--contamination must be 0…1") }
         guard rate > 0, rate <= 20 else { throw ValidationError("--rate must be in (0, 20]") }
+        guard (0...10).contains(occasionSD) else { throw ValidationError("--occasion-sd must be 0…10 dB") }
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be 1…256") }
         guard TimeZone(identifier: legacyServerZone) != nil else {
             throw ValidationError("--legacy-server-zone must be an IANA zone, e.g. UTC")
@@ -68,7 +77,8 @@ struct Simulate: AsyncParsableCommand {
 
     private func simulate(_ client: SimulationClient) async throws {
         let city = SimulatedCity(
-            seed: seed, venueCount: venues, days: days, contamination: contamination, rate: rate)
+            seed: seed, venueCount: venues, days: days, contamination: contamination, rate: rate,
+            occasionSD: occasionSD)
         let spoiled = city.checkins.count { $0.truth.contamination != nil }
         print(
             "city: \(city.venues.count) venues, \(city.devices.count) devices, \(city.checkins.count) check-ins "
@@ -97,7 +107,7 @@ struct Simulate: AsyncParsableCommand {
             }
         }
         progress.finish(sent)
-        try city.truth(seed: seed, contamination: contamination).write(truth)
+        try city.truth(seed: seed, contamination: contamination, occasionSD: occasionSD).write(truth)
         if let last = city.checkins.last?.truth.id { try await waitForJudgement(of: last, client: client) }
         print("sent \(sent - failures.count) check-ins, \(failures.count) refused; truth written to \(truth)")
         if let first = failures.first { print("first refusal: \(first)") }

@@ -19,7 +19,10 @@ struct SimulatedCity {
     var devices: [SimulatedDevice] = []
     var checkins: [PlannedCheckin] = []
 
-    init(seed: UInt64, venueCount: Int, days: Int, contamination: Double, rate: Double, now: Date = Date()) {
+    init(
+        seed: UInt64, venueCount: Int, days: Int, contamination: Double, rate: Double, occasionSD: Double = 0,
+        now: Date = Date()
+    ) {
         var random = SplitMix64(seed: seed)
         venues = (0..<venueCount).map { SimulatedVenue.make(index: $0, seed: seed, random: &random) }
         let fullScaleCount = contamination > 0 ? max(1, venueCount / 10) : 0
@@ -36,6 +39,9 @@ struct SimulatedCity {
             for day in 1...days {
                 guard let date = calendar.date(byAdding: .day, value: -day, to: today) else { continue }
                 for hour in 0..<24 {
+                    // This evening's crowd: every check-in of the hour shares it (no draw at 0, so
+                    // an older city can be rebuilt from its seed).
+                    let occasion = occasionSD > 0 ? random.normal(sd: occasionSD) : 0
                     let visits = random.poisson(rate)
                     for _ in 0..<visits {
                         let seconds = random.int(in: 60..<241)
@@ -53,7 +59,7 @@ struct SimulatedCity {
                         }
                         let device = kind == .fullScale ? random.pick(broken) : random.pick(honest)
                         var session = SimulatedSession.clean(
-                            trueDB: trueDB, device: device, seconds: seconds, random: &random)
+                            trueDB: trueDB + occasion, device: device, seconds: seconds, random: &random)
                         if let kind { session.contaminate(kind, random: &random) }
                         var location: (Double, Double)?
                         if random.chance(0.5) {
@@ -74,7 +80,7 @@ struct SimulatedCity {
     }
 
     /// The true levels of every open hour of every venue.
-    func truth(seed: UInt64, contamination: Double) -> SimulationTruth {
+    func truth(seed: UInt64, contamination: Double, occasionSD: Double) -> SimulationTruth {
         let venueTruths = venues.map { venue in
             SimulationTruth.VenueTruth(
                 venue: venue,
@@ -87,7 +93,8 @@ struct SimulatedCity {
                 })
         }
         return SimulationTruth(
-            seed: seed, contamination: contamination, referenceOffsetDB: SimulatedSession.referenceOffsetDB,
+            seed: seed, contamination: contamination, occasionSD: occasionSD,
+            referenceOffsetDB: SimulatedSession.referenceOffsetDB,
             venues: venueTruths, devices: devices, checkins: checkins.map(\.truth))
     }
 

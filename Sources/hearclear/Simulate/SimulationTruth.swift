@@ -33,6 +33,8 @@ struct SimulationTruth: Codable {
 
     var seed: UInt64
     var contamination: Double
+    /// `--occasion-sd` of the run; `nil` in truth files written before it existed (no variation).
+    var occasionSD: Double?
     var referenceOffsetDB: Double
     var venues: [VenueTruth]
     var devices: [SimulatedDevice]
