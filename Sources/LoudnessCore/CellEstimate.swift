@@ -4,7 +4,8 @@ public struct CellEstimate: Sendable, Equatable {
     public let levelDB: Double
     /// `levelDB ± 1.96·scaleDB/√deviceCount`, dB: an approximate 95 % interval.
     public let rangeDB: ClosedRange<Double>
-    /// The pooled robust scale `max(1.4826·MAD, 1 dB)` of the per-device values, dB.
+    /// The scale of the Huber estimate and the range, dB: `max(1.4826·MAD, 1 dB)` of the
+    /// per-device values, and at least the venue's pooled within-cell scale when known.
     public let scaleDB: Double
     /// All check-ins given to the estimator, outliers included.
     public let checkinCount: Int

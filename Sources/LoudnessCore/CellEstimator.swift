@@ -1,13 +1,28 @@
 /// Robust estimation of one cell across its check-ins (DESIGN §4), in dB.
 ///
+/// Without a ``CellContext`` (a venue too new to know its spread), the cell is judged alone:
 /// 1. Modified z-score (Iglewicz–Hoaglin) per check-in, `0.6745·(x − median)/MAD` over all the
 ///    cell's check-ins, MAD floored at 1/1.4826 dB (so the implied σ is at least 1 dB); with at
 ///    least 3 check-ins, |z| > 3.5 marks an outlier. With ≤ 2 nothing is rejected.
 /// 2. The outliers are removed *before* estimating, so they do not move the cell.
 /// 3. Each device's remaining check-ins collapse to their median (one device, one vote).
-/// 4. Huber M-estimate (k = 1.345) of the device values with the pooled scale
+/// 4. Huber M-estimate (k = 1.345) of the device values with the scale
 ///    `max(1.4826·MAD(device values), 1 dB)`, by IRLS (``HuberEstimator``).
 /// 5. Range `estimate ± 1.96·scale/√devices`; confidence by ``Confidence/rate(checkins:devices:halfWidthDB:)``.
+///
+/// With a context, the venue's other cells help where a small cell cannot judge itself:
+/// 1. The scale is the venue's pooled within-cell σ (``PooledScale``, floored at 1 dB); a cell
+///    with at least ``ownScaleMinimumDevices`` devices may widen it to its own 1.4826·MAD, so a
+///    genuinely mixed hour is not trimmed to the venue's usual spread. The z-score is
+///    `(x − centre)/σ`, the modified z with the pooled MAD `σ/1.4826`.
+/// 2. The centre is the weighted median (``RobustStatistics/weightedMedian(_:)``) of the cell's
+///    device values (weight 1 each) and the profile's prediction (weight ``CellContext/priorWeight``,
+///    at most 2). With a prediction, |z| > 3.5 marks an outlier whatever the cell's size (the
+///    prediction breaks the tie two check-ins cannot: which of them is off); without one, only
+///    with at least 3 check-ins. Every check-in may be rejected; the cell then has no estimate.
+/// 3. As above, on what is left; the Huber scale and the range use
+///    `max(σ, 1.4826·MAD(device values))`, so a cell as spread as the venue is not made to look
+///    tighter than its check-ins.
 public struct CellEstimator: Sendable {
     /// Huber tuning constant. Default 1.345.
     public var huberK: Double = HuberEstimator.defaultK
@@ -15,28 +30,25 @@ public struct CellEstimator: Sendable {
     public var outlierThreshold: Double = 3.5
     /// Floor on σ-scaled dispersion, for both the pooled scale and the MAD of z-scores. Default 1 dB.
     public var scaleFloorDB: Double = 1
-    /// Fewest check-ins in a cell before any may be rejected. Default 3.
+    /// Fewest check-ins in a cell before any may be rejected without a profile prediction. Default 3.
     public var minimumCheckinsForRejection: Int = 3
+    /// With a context, devices a cell needs before its own MAD may widen the pooled scale. Default 10.
+    public var ownScaleMinimumDevices: Int = 10
     /// Multiplier of the standard error in the range. Default 1.96.
     public var rangeZ: Double = 1.96
 
     /// `init()`: the DESIGN §4 defaults.
     public init() {}
 
-    /// `estimate(_:)`: the cell estimate, or `nil` for no check-ins.
-    public func estimate(_ checkins: [CellCheckin]) -> CellEstimate? {
-        let zScores = modifiedZScores(checkins.map(\.levelDB))
-        let canReject = checkins.count >= minimumCheckinsForRejection
-        let assessments = zip(checkins, zScores).map { checkin, z in
-            CheckinAssessment(
-                checkinID: checkin.checkinID, modifiedZ: z,
-                isOutlier: canReject && abs(z) > outlierThreshold)
-        }
+    /// `estimate(_:context:)`: the cell estimate, or `nil` for no check-ins or when every one
+    /// is an outlier.
+    public func estimate(_ checkins: [CellCheckin], context: CellContext? = nil) -> CellEstimate? {
+        let assessments = assess(checkins, context: context)
         let included = zip(checkins, assessments).filter { !$0.1.isOutlier }.map(\.0)
         let deviceLevels = Self.deviceValues(included)
-        guard let scale = HuberEstimator.pooledScale(deviceLevels, floorDB: scaleFloorDB),
-            let level = HuberEstimator.location(deviceLevels, scale: scale, k: huberK)
-        else { return nil }
+        guard var scale = HuberEstimator.pooledScale(deviceLevels, floorDB: scaleFloorDB) else { return nil }
+        if let context { scale = max(scale, context.pooledScaleDB) }
+        guard let level = HuberEstimator.location(deviceLevels, scale: scale, k: huberK) else { return nil }
         let halfWidth = rangeZ * scale / Double(deviceLevels.count).squareRoot()
         return CellEstimate(
             levelDB: level, rangeDB: (level - halfWidth)...(level + halfWidth), scaleDB: scale,
@@ -45,6 +57,33 @@ public struct CellEstimator: Sendable {
             confidence: Confidence.rate(
                 checkins: included.count, devices: deviceLevels.count, halfWidthDB: halfWidth),
             assessments: assessments)
+    }
+
+    /// `assess(_:context:)`: each check-in's z-score and whether it is an outlier, in input order.
+    public func assess(_ checkins: [CellCheckin], context: CellContext? = nil) -> [CheckinAssessment] {
+        let levels = checkins.map(\.levelDB)
+        let zScores: [Double]
+        var canReject = checkins.count >= minimumCheckinsForRejection
+        if let context {
+            let devices = Self.deviceValues(checkins)
+            var weighted = devices.map { (value: $0, weight: 1.0) }
+            if let prior = context.priorDB, context.priorWeight > 0 {
+                weighted.append((prior, context.priorWeight))
+                canReject = true
+            }
+            var sigma = max(context.pooledScaleDB, scaleFloorDB)
+            if devices.count >= ownScaleMinimumDevices, let own = HuberEstimator.pooledScale(devices) {
+                sigma = max(sigma, own)
+            }
+            let centre = RobustStatistics.weightedMedian(weighted) ?? 0
+            zScores = levels.map { ($0 - centre) / sigma }
+        } else {
+            zScores = modifiedZScores(levels)
+        }
+        return zip(checkins, zScores).map { checkin, z in
+            CheckinAssessment(
+                checkinID: checkin.checkinID, modifiedZ: z, isOutlier: canReject && abs(z) > outlierThreshold)
+        }
     }
 
     /// `modifiedZScores(_:)`: `0.6745·(x − median)/max(MAD, scaleFloorDB/1.4826)` for each value.

@@ -38,4 +38,24 @@ public enum RobustStatistics {
         let weight = position - Double(lower)
         return sorted[lower] + weight * (sorted[upper] - sorted[lower])
     }
+
+    /// `weightedMedian(_:)`: the value at which the cumulative weight (values ascending) first
+    /// reaches half the total; when it lands exactly on half, the mean of that value and the next
+    /// (so equal weights give ``median(_:)``). Non-positive weights are ignored; `nil` when no
+    /// weight is left.
+    public static func weightedMedian(_ weighted: [(value: Double, weight: Double)]) -> Double? {
+        let sorted = weighted.filter { $0.weight > 0 }.sorted { $0.value < $1.value }
+        let total = sorted.reduce(0) { $0 + $1.weight }
+        guard total > 0 else { return nil }
+        let half = total / 2
+        var cumulative = 0.0
+        for (index, item) in sorted.enumerated() {
+            cumulative += item.weight
+            if abs(cumulative - half) <= 1e-12 * total, index + 1 < sorted.count {
+                return (item.value + sorted[index + 1].value) / 2
+            }
+            if cumulative > half { return item.value }
+        }
+        return sorted.last?.value
+    }
 }

@@ -5,11 +5,15 @@
 ///    `device_excluded`) and cleaning accepted it.
 /// 2. Each usable piece with ≥ 10 valid seconds enters its cell with its Leq plus the device
 ///    model's offset.
-/// 3. Every cell is estimated with ``CellEstimator``; a check-in rejected in any cell is an
-///    `outlier` (`cell_outlier`) and leaves *every* cell: cells that held one of its other pieces are
-///    estimated again without it (no further rejection, since their own check-ins were already
-///    judged against the full cell). Only check-ins crossing an hour boundary can cause that.
-/// 4. For device bias, each comparable piece gets a residual against its cell estimated from the
+/// 3. Every cell's check-ins are judged with ``CellEstimator/assess(_:context:)`` in the context of
+///    the venue's pooled within-cell spread and its weekday + hour profile
+///    (``CellContext/forVenue(_:floorDB:)``), so that a small cell's junk can be told from its good
+///    check-ins. A check-in rejected in any cell is an `outlier` (`cell_outlier`) and leaves *every*
+///    cell (only check-ins crossing an hour boundary have pieces in more than one).
+/// 4. Every cell is then estimated once from the pieces left, with no further rejection, on the
+///    within-cell scale pooled over those pieces only: a rejected check-in changes no cell's level
+///    or range.
+/// 5. For device bias, each comparable piece gets a residual against its cell estimated from the
 ///    other devices' counted pieces only.
 public struct VenueJudge: Sendable {
     /// Per-second cleaning.
@@ -45,14 +49,14 @@ public struct VenueJudge: Sendable {
             }
         }
 
-        var firstPass: [LocalHour: CellEstimate] = [:]
+        let contexts = CellContext.forVenue(pieces.mapValues { $0.map(\.cell) }, floorDB: estimator.scaleFloorDB)
         var outliers: Set<Int> = []
         var zScores: [Int: [Int: Double]] = [:]
         var flagged: [Int: Set<Int>] = [:]
         for (hour, cellPieces) in pieces {
-            guard let estimate = estimator.estimate(cellPieces.map(\.cell)) else { continue }
-            firstPass[hour] = estimate
-            for (piece, assessment) in zip(cellPieces, estimate.assessments) {
+            for (piece, assessment) in zip(
+                cellPieces, estimator.assess(cellPieces.map(\.cell), context: contexts[hour]))
+            {
                 zScores[piece.checkinIndex, default: [:]][piece.hourIndex] = assessment.modifiedZ
                 if assessment.isOutlier {
                     outliers.insert(piece.checkinIndex)
@@ -61,21 +65,15 @@ public struct VenueJudge: Sendable {
             }
         }
 
+        let counted = pieces.mapValues { $0.filter { !outliers.contains($0.checkinIndex) } }
         var settled = estimator
         settled.minimumCheckinsForRejection = .max
+        let keptScale =
+            contexts.isEmpty
+            ? nil : PooledScale.withinCells(counted.keys.sorted().map { counted[$0]?.map(\.cell) ?? [] })
         var cells: [LocalHour: CellEstimate] = [:]
-        var counted: [LocalHour: [Piece]] = [:]
-        for (hour, cellPieces) in pieces {
-            let kept = cellPieces.filter { !outliers.contains($0.checkinIndex) }
-            counted[hour] = kept
-            let holdsCrossHourOutlier = cellPieces.contains {
-                outliers.contains($0.checkinIndex) && !isFlagged($0, in: flagged)
-            }
-            if !holdsCrossHourOutlier {
-                cells[hour] = firstPass[hour]
-            } else if !kept.isEmpty {
-                cells[hour] = settled.estimate(kept.map(\.cell))
-            }
+        for (hour, kept) in counted where !kept.isEmpty {
+            cells[hour] = settled.estimate(kept.map(\.cell), context: keptScale.map { CellContext(pooledScaleDB: $0) })
         }
 
         let residuals = residualsByPiece(checkins: checkins, prepared: prepared, counted: counted)
@@ -86,10 +84,6 @@ public struct VenueJudge: Sendable {
                 residuals: residuals[index] ?? [:])
         }
         return VenueJudgement(checkins: judgements, cells: cells)
-    }
-
-    private func isFlagged(_ piece: Piece, in flagged: [Int: Set<Int>]) -> Bool {
-        flagged[piece.checkinIndex]?.contains(piece.hourIndex) ?? false
     }
 
     private func prepare(_ checkin: VenueCheckin) -> Prepared {

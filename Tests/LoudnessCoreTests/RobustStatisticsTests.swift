@@ -37,4 +37,23 @@ struct RobustStatisticsTests {
         #expect(RobustStatistics.percentile([7], 90) == 7)
         #expect(RobustStatistics.percentile([], 50) == nil)
     }
+
+    @Test func weightedMedianWithEqualWeightsIsTheMedian() {
+        // python3: statistics.median([3, 1, 2]) == 2; statistics.median([4, 1, 3, 2]) == 2.5
+        #expect(RobustStatistics.weightedMedian([(3, 1), (1, 1), (2, 1)]) == 2)
+        #expect(RobustStatistics.weightedMedian([(4, 1), (1, 1), (3, 1), (2, 1)]) == 2.5)
+    }
+
+    @Test func weightedMedianFollowsTheWeight() {
+        // 50 (1), 68 (2), 70 (1): total 4, cumulative 1, 3 → 3 passes half (2) at 68.
+        #expect(RobustStatistics.weightedMedian([(50, 1), (70, 1), (68, 2)]) == 68)
+        // 50 (1), 68 (1.5): cumulative 1 < 1.25 ≤ 2.5 → 68.
+        #expect(RobustStatistics.weightedMedian([(50, 1), (68, 1.5)]) == 68)
+        // 70 (2), 85 (1), 86 (1): cumulative 2 is exactly half → (70 + 85) / 2.
+        #expect(RobustStatistics.weightedMedian([(85, 1), (86, 1), (70, 2)]) == 77.5)
+        // Non-positive weights do not count; nothing left → nil.
+        #expect(RobustStatistics.weightedMedian([(1, 0), (5, 1), (9, -1)]) == 5)
+        #expect(RobustStatistics.weightedMedian([(1, 0)]) == nil)
+        #expect(RobustStatistics.weightedMedian([]) == nil)
+    }
 }

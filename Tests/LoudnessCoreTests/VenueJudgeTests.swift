@@ -151,4 +151,39 @@ struct VenueJudgeTests {
         #expect(hours == [LocalHour(weekday: 1, hour: 21), LocalHour(weekday: 1, hour: 23)])
         #expect(shared == [LocalHour(weekday: 1, hour: 22), LocalHour(weekday: 1, hour: 23)])
     }
+
+    @Test func aSmallCellIsJudgedByTheVenuesOtherHours() throws {
+        // Monday–Wednesday × 20:00–22:00 with three devices per cell at −40, −41, −39 dBFS (+2 dB a
+        // day), except Monday 21:00: one honest check-in and one from a pocket, 20 dB under it.
+        // Alone, two check-ins reject nothing and the cell is their mean. In the venue: pooled σ =
+        // 2.21914 × 1 (distances 1, 1, 2 in every cell), the profile predicts −40.03 with weight 2,
+        // so the centre is the honest check-in and the pocket is (−60 + 40) / 2.219 = −9.01 off.
+        var venue: [VenueCheckin] = []
+        for day in 0..<3 {
+            for hour in -1...1 where day != 0 || hour != 0 {
+                for (index, level) in [-40.0, -41, -39].enumerated() {
+                    venue.append(
+                        try VenueCheckinFactory.checkin(
+                            "c\(day)\(hour)\(index)", device: "d\(index)", levelDBFS: level + 2 * Double(day),
+                            start: VenueCheckinFactory.mondayNine.addingTimeInterval(
+                                Double(day * 86_400 + hour * 3_600))
+                        ))
+                }
+            }
+        }
+        let honest = try VenueCheckinFactory.checkin("honest", device: "d7", levelDBFS: -40)
+        let pocket = try VenueCheckinFactory.checkin("pocket", device: "d8", levelDBFS: -60)
+
+        let alone = judge.judge([honest, pocket])
+        let judged = judge.judge(venue + [honest, pocket])
+
+        #expect(alone.checkins.map(\.status) == [.included, .included])
+        #expect(abs((alone.cells[mondayNine]?.levelDB ?? 0) - -50.0331) < 0.001)
+        #expect(judged.checkins.suffix(2).map(\.status) == [.included, .outlier])
+        #expect(judged.checkins.last?.reasons == [JudgementReason.cellOutlier])
+        let z = try #require(judged.checkins.last?.hours.first?.modifiedZ)
+        #expect(abs(z - -20 / PooledScale.qnFactor) < 0.001)
+        #expect(abs((judged.cells[mondayNine]?.levelDB ?? 0) - -40.0331) < 0.001)
+        #expect(judged.checkins.dropLast().allSatisfy { $0.status == .included })
+    }
 }
