@@ -8,8 +8,10 @@
 /// 3. Every cell's check-ins are judged with ``CellEstimator/assess(_:context:)`` in the context of
 ///    the venue's pooled within-cell spread and its weekday + hour profile
 ///    (``CellContext/forVenue(_:floorDB:)``), so that a small cell's junk can be told from its good
-///    check-ins. A check-in rejected in any cell is an `outlier` (`cell_outlier`) and leaves *every*
-///    cell (only check-ins crossing an hour boundary have pieces in more than one).
+///    check-ins. Then once more (one reweighting step), in the context fitted to what the first
+///    judgement kept, since junk inflates the first pooled scale. A check-in rejected in any cell
+///    is an `outlier` (`cell_outlier`) and leaves *every* cell (only check-ins crossing an hour
+///    boundary have pieces in more than one).
 /// 4. Every cell is then estimated once from the pieces left, with no further rejection, on the
 ///    within-cell scale pooled over those pieces only: a rejected check-in changes no cell's level
 ///    or range.
@@ -49,27 +51,22 @@ public struct VenueJudge: Sendable {
             }
         }
 
-        let contexts = CellContext.forVenue(pieces.mapValues { $0.map(\.cell) }, floorDB: estimator.scaleFloorDB)
-        var outliers: Set<Int> = []
-        var zScores: [Int: [Int: Double]] = [:]
-        var flagged: [Int: Set<Int>] = [:]
-        for (hour, cellPieces) in pieces {
-            for (piece, assessment) in zip(
-                cellPieces, estimator.assess(cellPieces.map(\.cell), context: contexts[hour]))
-            {
-                zScores[piece.checkinIndex, default: [:]][piece.hourIndex] = assessment.modifiedZ
-                if assessment.isOutlier {
-                    outliers.insert(piece.checkinIndex)
-                    flagged[piece.checkinIndex, default: []].insert(piece.hourIndex)
-                }
-            }
+        let first = CellContext.forVenue(pieces.mapValues { $0.map(\.cell) }, floorDB: estimator.scaleFloorDB)
+        var verdict = assess(pieces, contexts: first)
+        if !first.isEmpty {
+            // One reweighting step: junk inflates the first pooled scale, so judge every check-in
+            // again in the context of what the first judgement kept.
+            let kept = pieces.mapValues { $0.filter { !verdict.outliers.contains($0.checkinIndex) }.map(\.cell) }
+            let second = CellContext.forVenue(kept, floorDB: estimator.scaleFloorDB)
+            if !second.isEmpty { verdict = assess(pieces, contexts: second) }
         }
+        let (outliers, zScores, flagged) = (verdict.outliers, verdict.zScores, verdict.flagged)
 
         let counted = pieces.mapValues { $0.filter { !outliers.contains($0.checkinIndex) } }
         var settled = estimator
         settled.minimumCheckinsForRejection = .max
         let keptScale =
-            contexts.isEmpty
+            first.isEmpty
             ? nil : PooledScale.withinCells(counted.keys.sorted().map { counted[$0]?.map(\.cell) ?? [] })
         var cells: [LocalHour: CellEstimate] = [:]
         for (hour, kept) in counted where !kept.isEmpty {
@@ -84,6 +81,28 @@ public struct VenueJudge: Sendable {
                 residuals: residuals[index] ?? [:])
         }
         return VenueJudgement(checkins: judgements, cells: cells)
+    }
+
+    /// Which check-ins the cell test rejects, and every piece's z-score and flag.
+    private struct Verdict {
+        var outliers: Set<Int> = []
+        var zScores: [Int: [Int: Double]] = [:]
+        var flagged: [Int: Set<Int>] = [:]
+    }
+
+    private func assess(_ pieces: [LocalHour: [Piece]], contexts: [LocalHour: CellContext]) -> Verdict {
+        var verdict = Verdict()
+        for (hour, cellPieces) in pieces {
+            let assessments = estimator.assess(cellPieces.map(\.cell), context: contexts[hour])
+            for (piece, assessment) in zip(cellPieces, assessments) {
+                verdict.zScores[piece.checkinIndex, default: [:]][piece.hourIndex] = assessment.modifiedZ
+                if assessment.isOutlier {
+                    verdict.outliers.insert(piece.checkinIndex)
+                    verdict.flagged[piece.checkinIndex, default: []].insert(piece.hourIndex)
+                }
+            }
+        }
+        return verdict
     }
 
     private func prepare(_ checkin: VenueCheckin) -> Prepared {

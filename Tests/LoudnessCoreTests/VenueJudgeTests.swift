@@ -40,6 +40,9 @@ struct VenueJudgeTests {
         #expect(flagged.hours.map(\.counted) == [false])
         #expect(with.cells[mondayNine] != nil)
         #expect(with.cells[mondayNine]?.levelDB == without.cells[mondayNine]?.levelDB)
+        // Five check-ins make 10 pairs, enough for a pooled scale; the loud one's pairs move the
+        // scale it was judged by, but not the one the cell is estimated with.
+        #expect(with.cells[mondayNine]?.rangeDB == without.cells[mondayNine]?.rangeDB)
         #expect(with.cells[mondayNine]?.includedCheckinCount == 5)
     }
 
@@ -185,5 +188,34 @@ struct VenueJudgeTests {
         #expect(abs(z - -20 / PooledScale.qnFactor) < 0.001)
         #expect(abs((judged.cells[mondayNine]?.levelDB ?? 0) - -40.0331) < 0.001)
         #expect(judged.checkins.dropLast().allSatisfy { $0.status == .included })
+    }
+
+    @Test func aSecondLookAtTheScaleOfWhatWasKeptFindsMoreJunk() throws {
+        // Monday 13:00…20:00, one cell an hour (no weekday + hour profile is possible): three cells
+        // at [−40, −39], two at [−40, −36], two at [−40, −36, −10] and one at [−40, −39, −28].
+        // First look, 14 distances 1 1 1 1 4 4 4 4 11 12 26 26 30 30: first quartile 1.75, σ =
+        // 2.21914 × 1.75 = 3.8835; the −10s are (−10 + 36)/3.8835 = 6.70 off (outliers) but −28 only
+        // 11/3.8835 = 2.83. Second look without the −10s, 10 distances 1 1 1 1 4 4 4 4 11 12:
+        // quartile 1, σ = 2.21914, and −28 is 11/2.21914 = 4.96 off.
+        let cells: [[Double]] = [
+            [-40, -39], [-40, -39], [-40, -39], [-40, -36], [-40, -36], [-40, -36, -10], [-40, -36, -10],
+            [-40, -39, -28],
+        ]
+        var checkins: [VenueCheckin] = []
+        for (hour, levels) in cells.enumerated() {
+            for (index, level) in levels.enumerated() {
+                checkins.append(
+                    try VenueCheckinFactory.checkin(
+                        "h\(hour)-\(index)", device: "d\(index)", levelDBFS: level,
+                        start: VenueCheckinFactory.mondayNine.addingTimeInterval(Double(-3_600 * (hour + 1)))))
+            }
+        }
+
+        let judged = judge.judge(checkins)
+
+        let rejected = judged.checkins.filter { $0.status == .outlier }.map(\.checkinID)
+        #expect(rejected == ["h5-2", "h6-2", "h7-2"])
+        let z = try #require(judged.checkins.last?.hours.first?.modifiedZ)
+        #expect(abs(z - 11 / PooledScale.qnFactor) < 0.001)
     }
 }
