@@ -34,6 +34,7 @@ struct SimulationEvaluation {
         var energetic = MethodScore(name: "energetic mean")
         var old = MethodScore(name: "2013 method (server clock)")
         var oldLocal = MethodScore(name: "2013 estimator, local time")
+        var cleanMean = MethodScore(name: "mean of clean (reference)")
         var evaluated: [(key: String, checkins: [SimulationTruth.Checkin], trueDB: Double)] = []
         for (key, checkins) in byCell.sorted(by: { $0.key < $1.key }) where checkins.count >= Self.minimumCheckins {
             guard let trueDB = trueLevels[key] else { continue }
@@ -54,6 +55,9 @@ struct SimulationEvaluation {
             oldLocal.add(
                 cell: key, estimate: SimulationMethods.method2013(checkins, referenceOffsetDB: offset), truth: trueDB,
                 label: label)
+            cleanMean.add(
+                cell: key, estimate: SimulationMethods.cleanMean(checkins, referenceOffsetDB: offset), truth: trueDB,
+                label: label)
         }
         var lines = [
             "cells with ≥ \(Self.minimumCheckins) check-ins: \(evaluated.count) "
@@ -62,7 +66,7 @@ struct SimulationEvaluation {
         ]
         let methods =
             (byLegacyCell.isEmpty ? [server, oracle, energetic] : [server, oracle, energetic, old])
-            + [oldLocal]
+            + [oldLocal, cleanMean]
         for score in methods {
             lines.append(
                 score.name.padding(toLength: 28, withPad: " ", startingAt: 0)

@@ -34,6 +34,15 @@ enum SimulationMethods {
         return loudest + 10 * log10(sum / Double(checkins.count)) + referenceOffsetDB
     }
 
+    /// Not an aim, a yardstick: the mean Leq (in dB) of only the clean check-ins. For honest
+    /// check-ins spread normally in dB it is the most efficient estimate, so it shows how much of
+    /// beating the oracle is only the median's inefficiency.
+    static func cleanMean(_ checkins: [SimulationTruth.Checkin], referenceOffsetDB: Double) -> Double? {
+        let clean = checkins.filter { $0.contamination == nil }.map(\.leqDBFS)
+        guard !clean.isEmpty else { return nil }
+        return clean.reduce(0, +) / Double(clean.count) + referenceOffsetDB
+    }
+
     /// The oracle: the median Leq of only the clean check-ins (the simulator knows which).
     static func oracle(_ checkins: [SimulationTruth.Checkin], referenceOffsetDB: Double) -> Double? {
         let clean = checkins.filter { $0.contamination == nil }.map(\.leqDBFS).sorted()
