@@ -76,6 +76,7 @@ public func buildRouter(
         bands: BandRepository(client: client, logger: logger), ingest: ingest,
         referenceOffsetDB: configuration.referenceOffsetDB
     ).addRoutes(to: router.group("api/v1"))
+    try AdminController.build(configuration: configuration, client: client, logger: logger).addRoutes(to: router)
 
     routeIndex.load(router.routes.map { ("\($0.path)", $0.method) })
     return router
