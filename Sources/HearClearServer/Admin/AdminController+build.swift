@@ -40,6 +40,10 @@ extension AdminController {
                 checkins: CheckinRepository(client: client, logger: logger), venueStore: venueStore, renderer: renderer,
                 referenceOffsetDB: configuration.referenceOffsetDB, maxDistanceMetres: configuration.maxDistanceMetres
             ),
+            AdminBands(
+                bands: BandRepository(client: client, logger: logger), audit: audit, renderer: renderer,
+                referenceOffsetDB: configuration.referenceOffsetDB
+            ),
         ]
         return AdminController(renderer: renderer, sessions: sessions, login: login, pages: pages)
     }

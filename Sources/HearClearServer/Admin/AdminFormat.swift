@@ -73,3 +73,11 @@ enum AdminFormat {
         charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
     )
 }
+
+extension AdminFormat {
+    /// A band bound as typed back into the editor: `70`, `72.5`.
+    static func bound(_ value: Double) -> String {
+        let tenths = (value * 10).rounded() / 10
+        return tenths == tenths.rounded() ? String(Int(tenths)) : String(format: "%.1f", tenths)
+    }
+}
