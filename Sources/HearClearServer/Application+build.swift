@@ -36,6 +36,7 @@ public func buildApplication(
 
     let runner = MigrationRunner(client: client, migrations: migrations, logger: logger)
     let router = try buildRouter(configuration: configuration, client: client, migrations: runner, logger: logger)
+    let schemaReady = StartupGate()
     var app = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "HearClear"),
@@ -45,7 +46,10 @@ public func buildApplication(
     app.beforeServerStarts {
         let applied = try await runner.apply()
         logger.info("database ready", metadata: ["migrationsApplied": "\(applied)"])
+        await schemaReady.open()
     }
+    // After the client, so that it stops before the client does.
+    app.addServices(AggregationWorker(client: client, logger: logger, gate: schemaReady))
     return app
 }
 
@@ -64,17 +68,22 @@ public func buildRouter(
     let venues = VenueRepository(client: client, logger: logger, cache: cache)
     let checkins = CheckinRepository(client: client, logger: logger, cache: cache)
     let ingest = CheckinIngest(checkins: checkins, maxDistanceMetres: configuration.maxDistanceMetres)
+    let loudness = LoudnessReader(
+        venues: venues, loudness: LoudnessRepository(client: client, logger: logger),
+        bands: BandRepository(client: client, logger: logger), referenceOffsetDB: configuration.referenceOffsetDB,
+        logger: logger)
 
     HealthController(client: client, migrations: migrations).addRoutes(to: router)
     let v2 = router.group("api/v2")
-    VenuesController(venues: venues).addRoutes(to: v2)
-    CheckinsController(ingest: ingest, checkins: checkins).addRoutes(to: v2)
+    VenuesController(venues: venues, loudness: loudness).addRoutes(to: v2)
+    CheckinsController(ingest: ingest, checkins: checkins, loudness: loudness).addRoutes(to: v2)
+    LoudnessController(reader: loudness).addRoutes(to: v2)
     MeterController().addRoutes(to: v2)
     try OpenAPIController(path: configuration.openAPIPath).addRoutes(to: v2)
     LegacyController(
         venues: venues, devices: DeviceRepository(client: client, logger: logger),
         bands: BandRepository(client: client, logger: logger), ingest: ingest,
-        referenceOffsetDB: configuration.referenceOffsetDB
+        referenceOffsetDB: configuration.referenceOffsetDB, loudness: loudness
     ).addRoutes(to: router.group("api/v1"))
     try AdminController.build(configuration: configuration, client: client, logger: logger).addRoutes(to: router)
 

@@ -10,6 +10,7 @@ struct LegacyController {
     let bands: BandRepository
     let ingest: CheckinIngest
     let referenceOffsetDB: Double
+    var loudness: LoudnessReader?
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.get("user/{deviceID}", use: getUser)
@@ -59,12 +60,15 @@ struct LegacyController {
 
     @Sendable func getVenue(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard let venue = try await findVenue(context) else { return LegacyResponse.notFound() }
-        return LegacyResponse.json(["venue": Self.venueObject(venue), "volume": NSNull()])
+        var volume: Double?
+        if let loudness { volume = try await LegacyVolume(reader: loudness).volume(of: venue) }
+        return LegacyResponse.json(["venue": Self.venueObject(venue), "volume": volume.map { $0 as Any } ?? NSNull()])
     }
 
     @Sendable func getVolume(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard let venue = try await findVenue(context) else { return LegacyResponse.notFound() }
-        return LegacyResponse.json(["venue": Self.venueObject(venue), "volinfo": [String: Any]()])
+        let volinfo = if let loudness { try await LegacyVolume(reader: loudness).volinfo(of: venue) } else { [:] }
+        return LegacyResponse.json(["venue": Self.venueObject(venue), "volinfo": volinfo])
     }
 
     @Sendable func volumeBounds(_ request: Request, context: AppRequestContext) async throws -> Response {

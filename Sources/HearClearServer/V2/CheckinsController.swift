@@ -6,6 +6,7 @@ import Hummingbird
 struct CheckinsController {
     let ingest: CheckinIngest
     let checkins: CheckinRepository
+    var loudness: LoudnessReader?
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.post("checkins", use: create)
@@ -40,6 +41,13 @@ struct CheckinsController {
         guard let checkin = try await checkins.find(id: id) else {
             throw Problem.notFound("no check-in with id \(raw)")
         }
-        return try JSONResponse.make(CheckinBody(checkin: checkin))
+        var body = CheckinBody(checkin: checkin)
+        if let loudness, let levelDBFS = checkin.levelDBFS, checkin.status != "pending" {
+            let offset = try await loudness.loudness.modelOffsetDB(model: checkin.deviceModel)
+            let level = loudness.calibratedDB(levelDBFS: Double(levelDBFS), modelOffsetDB: offset)
+            body.level = level
+            body.label = LoudnessReader.label(ofCalibratedDB: level, bands: try await loudness.currentBands())
+        }
+        return try JSONResponse.make(body)
     }
 }

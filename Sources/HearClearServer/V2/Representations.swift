@@ -94,6 +94,9 @@ struct ReceiptBody: Encodable {
 /// `GET /api/v2/checkins/{id}`: the check-in as the server judged it.
 struct CheckinBody: Encodable {
     var checkin: StoredCheckin
+    /// Calibrated dB of the check-in's level (model and reference offsets), and its label.
+    var level: Double?
+    var label: String?
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -110,6 +113,8 @@ struct CheckinBody: Encodable {
         try c.encode(checkin.offsetsSeconds.count, forKey: .sampleCount)
         try c.encode(checkin.validSeconds, forKey: .validSeconds)
         try c.encode(checkin.levelDBFS.map { (Double($0) * 10).rounded() / 10 }, forKey: .levelDBFS)
+        try c.encode(level, forKey: .level)
+        try c.encode(label, forKey: .label)
         try c.encode(checkin.distanceMetres.map { $0.rounded() }, forKey: .distanceMetres)
         try c.encode(checkin.zoneGuessed, forKey: .zoneGuessed)
         try c.encode(checkin.judgedAt, forKey: .judgedAt)
@@ -117,7 +122,7 @@ struct CheckinBody: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case id, venue, device, source, status, reasons, receivedAt, startedAt, endedAt, sampleCount, validSeconds
-        case levelDBFS, distanceMetres, zoneGuessed, judgedAt
+        case levelDBFS, level, label, distanceMetres, zoneGuessed, judgedAt
     }
 }
 

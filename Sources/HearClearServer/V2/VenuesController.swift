@@ -5,6 +5,7 @@ import Hummingbird
 /// `PUT` and `GET /api/v2/venues/{venueId}`.
 struct VenuesController {
     let venues: VenueRepository
+    var loudness: LoudnessReader?
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.put("venues/{venueId}", use: put)
@@ -33,7 +34,12 @@ struct VenuesController {
             throw Problem.notFound("no venue with id \(externalID)")
         }
         let count = try await venues.checkinCount(venueID: venue.id)
-        return try JSONResponse.make(VenueBody(venue, checkins: count))
+        var overall: (levelDB: Double, label: String)?
+        if let loudness {
+            let bands = try await loudness.currentBands()
+            overall = LoudnessReader.overall(try await loudness.cells(venueID: venue.id, bands: bands), bands: bands)
+        }
+        return try JSONResponse.make(VenueBody(venue, checkins: count, level: overall?.levelDB, label: overall?.label))
     }
 
     /// The `{venueId}` path parameter, 400 when it breaks the id rule.

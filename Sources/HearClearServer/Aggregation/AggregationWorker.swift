@@ -1,0 +1,97 @@
+import HearClearStore
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// The aggregation worker (DESIGN §4): a `Service` in every `serve` instance. It drains the queue
+/// whenever ingest NOTIFYs `hearclear_aggregation` (LISTEN on a connection of its own), and every
+/// `pollInterval` in case a notification was missed (e.g. while reconnecting). Any number of
+/// workers may share one database: ``AggregationQueue`` keeps them off each other's venues. On
+/// graceful shutdown it finishes the venue in hand and stops.
+public struct AggregationWorker: Service {
+    let aggregator: Aggregator
+    let client: PostgresClient
+    let pollInterval: Duration
+    let gate: StartupGate
+    let logger: Logger
+
+    /// `gate` holds the worker until the schema is ready (opened after migrations).
+    public init(
+        client: PostgresClient, logger: Logger, pollInterval: Duration = .seconds(2),
+        gate: StartupGate = StartupGate(open: true)
+    ) {
+        self.aggregator = Aggregator(client: client, logger: logger)
+        self.client = client
+        self.pollInterval = pollInterval
+        self.gate = gate
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let (wakes, waker) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await listen(waker) }
+                group.addTask { await poll(waker) }
+                await gate.wait()
+                for await _ in wakes {
+                    if Task.isShuttingDownGracefully || Task.isCancelled { break }
+                    _ = await drain()
+                }
+                group.cancelAll()
+            }
+        } onGracefulShutdown: {
+            waker.finish()
+        }
+        logger.info("aggregation worker stopped")
+    }
+
+    /// Processes queued venues until none is left that another worker is not holding; returns
+    /// how many it processed. A venue whose work fails is logged, left queued and skipped until
+    /// the next drain.
+    public func drain() async -> Int {
+        var skipping: Set<Int64> = []
+        var processed = 0
+        while !Task.isShuttingDownGracefully, !Task.isCancelled {
+            do {
+                switch try await aggregator.processNext(skipping: skipping) {
+                case .processed: processed += 1
+                case .busy(let venueID): skipping.insert(venueID)
+                case .empty: return processed
+                }
+            } catch let failure as AggregationQueue.VenueFailure {
+                logger.error("aggregation failed", metadata: ["venueKey": "\(failure.venueID)", "error": "\(failure)"])
+                skipping.insert(failure.venueID)
+            } catch {
+                logger.error("aggregation queue unavailable", metadata: ["error": "\(error)"])
+                return processed
+            }
+        }
+        return processed
+    }
+
+    /// LISTENs and turns every notification into a wake-up; reconnects after a second on error.
+    private func listen(_ waker: AsyncStream<Void>.Continuation) async {
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: CheckinRepository.aggregationChannel) { notifications in
+                        waker.yield()  // catch up on anything queued while not listening
+                        for try await _ in notifications { waker.yield() }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("aggregation LISTEN lost; retrying", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    private func poll(_ waker: AsyncStream<Void>.Continuation) async {
+        while !Task.isCancelled {
+            waker.yield()
+            try? await Task.sleep(for: pollInterval)
+        }
+    }
+}

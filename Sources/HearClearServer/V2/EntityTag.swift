@@ -1,0 +1,30 @@
+import Crypto
+import Foundation
+import Hummingbird
+
+/// Strong entity tags over a response body, and `If-None-Match` (RFC 9110 §8.8.3, §13.1.2).
+enum EntityTag {
+    /// `"<first 32 hex digits of SHA-256(body)>"`.
+    static func strong(for body: Data) -> String {
+        let digest = SHA256.hash(data: body)
+        return "\"" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+    }
+
+    /// The tag in `If-None-Match` that matches `tag` (weak comparison, as the RFC asks for this
+    /// header; a `-gzip` suffix added by the compression middleware is ignored), or `*`.
+    static func match(_ tag: String, ifNoneMatch header: String?) -> String? {
+        guard let header else { return nil }
+        let opaque = bare(tag)
+        for candidate in header.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            if candidate == "*" || bare(candidate) == opaque { return candidate }
+        }
+        return nil
+    }
+
+    private static func bare(_ tag: String) -> String {
+        var value = Substring(tag)
+        if value.hasPrefix("W/") { value = value.dropFirst(2) }
+        if value.hasSuffix("-gzip\"") { value = value.dropLast(6) + "\"" }
+        return String(value)
+    }
+}

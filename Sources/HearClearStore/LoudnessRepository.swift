@@ -1,0 +1,69 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Reads what the aggregation worker stored: cells, and the model offsets used for calibration.
+/// Queries never compute statistics; they read stored rows.
+public struct LoudnessRepository: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// The venue's cells, Monday 0:00 first.
+    public func cells(venueID: Int64) async throws -> [StoredCell] {
+        let rows = try await client.query(
+            """
+            SELECT weekday, hour, level_dbfs, range_low_dbfs, range_high_dbfs, scale_db, checkins, devices,
+                   confidence, updated_at
+            FROM loudness_cells WHERE venue_id = \(venueID) ORDER BY weekday, hour
+            """,
+            logger: logger)
+        var cells: [StoredCell] = []
+        for try await row in rows.decode((Int16, Int16, Float, Float, Float, Float, Int32, Int32, String, Date).self) {
+            cells.append(
+                StoredCell(
+                    weekday: Int(row.0), hour: Int(row.1), levelDBFS: Double(row.2), rangeLowDBFS: Double(row.3),
+                    rangeHighDBFS: Double(row.4), scaleDB: Double(row.5), checkins: Int(row.6), devices: Int(row.7),
+                    confidence: row.8, updatedAt: row.9))
+        }
+        return cells
+    }
+
+    /// How many of the venue's check-ins are currently `included` in its cells.
+    public func includedCheckinCount(venueID: Int64) async throws -> Int {
+        let rows = try await client.query(
+            "SELECT count(*) FROM checkins WHERE venue_id = \(venueID) AND status = 'included'", logger: logger)
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+
+    /// The calibration offset of a device model (0 when it has none or no model is known).
+    public func modelOffsetDB(model: String?) async throws -> Double {
+        guard let model else { return 0 }
+        let rows = try await client.query(
+            "SELECT offset_db::float8 FROM device_model_offsets WHERE model = \(model)", logger: logger)
+        for try await offset in rows.decode(Double.self) { return offset }
+        return 0
+    }
+
+    /// Sets a model's offset (an admin operation) and queues the venues its devices checked in at.
+    public func setModelOffset(model: String, offsetDB: Double, note: String? = nil) async throws {
+        try await client.transaction(logger: logger) { connection in
+            try await connection.query(
+                """
+                INSERT INTO device_model_offsets (model, offset_db, note) VALUES (\(model), \(Float(offsetDB)), \(note))
+                ON CONFLICT (model) DO UPDATE SET offset_db = EXCLUDED.offset_db, note = EXCLUDED.note,
+                    updated_at = now()
+                """,
+                logger: logger)
+            let rows = try await connection.query("SELECT id FROM devices WHERE model = \(model)", logger: logger)
+            var keys: [Int64] = []
+            for try await key in rows.decode(Int64.self) { keys.append(key) }
+            try await DeviceAdministration.enqueueVenues(of: keys, on: connection, logger: logger)
+        }
+    }
+}

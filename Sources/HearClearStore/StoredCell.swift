@@ -1,0 +1,35 @@
+import Foundation
+
+/// One row of `loudness_cells`: a venue-local weekday × hour estimate. Levels are model-corrected
+/// dBFS (dBFS + device-model offset); add the reference offset for calibrated dB.
+public struct StoredCell: Sendable, Equatable {
+    /// ISO weekday, 1 = Monday … 7 = Sunday.
+    public var weekday: Int
+    public var hour: Int
+    public var levelDBFS: Double
+    public var rangeLowDBFS: Double
+    public var rangeHighDBFS: Double
+    public var scaleDB: Double
+    /// Check-ins in the estimate (outliers left out).
+    public var checkins: Int
+    public var devices: Int
+    /// `low`, `medium` or `high`.
+    public var confidence: String
+    public var updatedAt: Date
+
+    public init(
+        weekday: Int, hour: Int, levelDBFS: Double, rangeLowDBFS: Double, rangeHighDBFS: Double, scaleDB: Double,
+        checkins: Int, devices: Int, confidence: String, updatedAt: Date = Date()
+    ) {
+        self.weekday = weekday
+        self.hour = hour
+        self.levelDBFS = levelDBFS
+        self.rangeLowDBFS = rangeLowDBFS
+        self.rangeHighDBFS = rangeHighDBFS
+        self.scaleDB = scaleDB
+        self.checkins = checkins
+        self.devices = devices
+        self.confidence = confidence
+        self.updatedAt = updatedAt
+    }
+}

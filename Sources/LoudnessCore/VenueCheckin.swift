@@ -1,0 +1,32 @@
+/// One check-in of a venue, as ``VenueJudge`` re-judges it.
+public struct VenueCheckin: Sendable, Equatable {
+    /// The check-in's id.
+    public let id: String
+    /// The submitting device; check-ins of one device get one vote per cell.
+    public let deviceID: String
+    /// The per-second samples, dBFS.
+    public let samples: SessionSamples
+    /// The venue-local weekday and hour of each sample (see ``VenueClock/localHours(start:offsetsSeconds:utcOffsetsMinutes:venueClock:)``).
+    public let localHours: [LocalHour]
+    /// The device model's calibration offset, dB, added to every level before cells are estimated.
+    public let modelOffsetDB: Double
+    /// Reasons decided outside cleaning that exclude the whole check-in, e.g.
+    /// `too_far_from_venue` or `device_excluded`. Empty for a usable check-in.
+    public let exclusionReasons: [String]
+
+    /// `init(...)`: checks that there is one local hour per sample.
+    public init(
+        id: String, deviceID: String, samples: SessionSamples, localHours: [LocalHour], modelOffsetDB: Double = 0,
+        exclusionReasons: [String] = []
+    ) throws(SessionSamplesError) {
+        guard localHours.count == samples.count else {
+            throw .lengthMismatch(field: "localHours", expected: samples.count, actual: localHours.count)
+        }
+        self.id = id
+        self.deviceID = deviceID
+        self.samples = samples
+        self.localHours = localHours
+        self.modelOffsetDB = modelOffsetDB
+        self.exclusionReasons = exclusionReasons
+    }
+}

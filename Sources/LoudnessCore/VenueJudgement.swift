@@ -1,0 +1,14 @@
+/// Everything ``VenueJudge`` derives for one venue: a judgement per check-in and the cells.
+public struct VenueJudgement: Sendable, Equatable {
+    /// One per input check-in, in input order.
+    public let checkins: [CheckinJudgement]
+    /// Cell estimates by venue-local weekday and hour (only cells with data), levels in dB with
+    /// the model offsets applied (model-corrected dBFS).
+    public let cells: [LocalHour: CellEstimate]
+
+    /// `init(checkins:cells:)`: memberwise.
+    public init(checkins: [CheckinJudgement], cells: [LocalHour: CellEstimate]) {
+        self.checkins = checkins
+        self.cells = cells
+    }
+}

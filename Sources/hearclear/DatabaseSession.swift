@@ -1,0 +1,43 @@
+import Foundation
+import HearClearServer
+import HearClearStore
+import Logging
+import PostgresNIO
+
+/// A database for the commands that work on data directly (`devices`, `recompute`): DATABASE_URL,
+/// or the embedded PostgreSQL in the data directory started for the duration (refused while a
+/// server runs on it; use DATABASE_URL then). Pending migrations are applied first.
+enum DatabaseSession {
+    static func run<T: Sendable>(
+        _ options: ServerOptions, _ body: (PostgresClient, ServerConfiguration, Logger) async throws -> T
+    ) async throws -> T {
+        var configuration = try ServerConfiguration(reader: try await options.reader())
+        // These commands print their results; the server's info logs would drown them.
+        if options.logLevel == nil, ProcessInfo.processInfo.environment["HEARCLEAR_LOG_LEVEL"] == nil {
+            configuration.logLevel = .warning
+        }
+        let logger = Logging.bootstrap(configuration)
+        try configuration.checkResources()
+        let migrations = try Migration.load(from: configuration.migrationsDirectory)
+        var embedded: EmbeddedPostgres?
+        defer { embedded?.stop() }
+        let clientConfiguration: PostgresClient.Configuration
+        if let url = configuration.databaseURL {
+            clientConfiguration = try DatabaseURL.configuration(url)
+        } else {
+            let server = try EmbeddedPostgres.start(dataDirectory: configuration.dataDirectory, logger: logger)
+            embedded = server
+            clientConfiguration = server.configuration()
+        }
+        // The pool warns when a query races its own start-up; that is noise for a one-shot command.
+        var poolLogger = logger
+        poolLogger.logLevel = .error
+        let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: poolLogger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            try await MigrationRunner(client: client, migrations: migrations, logger: logger).apply()
+            return try await body(client, configuration, logger)
+        }
+    }
+}

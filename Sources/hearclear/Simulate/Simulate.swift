@@ -1,0 +1,108 @@
+import ArgumentParser
+import Foundation
+
+struct Simulate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Build a synthetic city through the public API, or evaluate the served grid against its truth.",
+        discussion: """
+            Without --evaluate: makes --venues venues with true weekday × hour profiles (cafés, pubs, \
+            restaurants, clubs in four time zones), phones of several models with biases of a few dB, and \
+            check-ins over the last --days days with speech-and-music-like 1-second noise; a --contamination \
+            share of them is spoiled (pocket dropouts, bumps, stuck meters, always-full-scale devices, \
+            check-ins made at another venue). Sends them to --url and writes the ground truth to --truth.
+
+            With --evaluate TRUTH: reads the served grids and check-in judgements and prints the mean \
+            absolute error (dB) and the share of correct labels over cells with at least 3 check-ins, for \
+            the server, the 2013 method (mean of amplitudes, ± 1 SD), a plain energetic mean and an oracle \
+            (the median of only the clean check-ins). Only loopback or your own test hosts are fit targets.
+            """
+    )
+
+    @Option(help: "Base URL of the server, e.g. http://127.0.0.1:8080") var url: String
+    @Option(help: "Venues to create.") var venues = 20
+    @Option(help: "Days of check-ins, ending yesterday (at most 13: samples must be under 14 days old).")
+    var days = 13
+    @Option(help: "Seed of the generator: the same seed makes the same city.") var seed: UInt64 = 1
+    @Option(help: "Share of spoiled check-ins, 0…1.") var contamination = 0.2
+    @Option(help: "Mean check-ins per open venue-hour per day.") var rate = 2.0
+    @Option(help: "Where to write the ground truth.") var truth = "simulation-truth.json"
+    @Option(help: "Evaluate the served grid against this ground truth file instead of simulating.")
+    var evaluate: String?
+    @Option(help: "Concurrent requests.") var concurrency = 8
+
+    func validate() throws {
+        guard (1...10_000).contains(venues) else { throw ValidationError("--venues must be 1…10000") }
+        guard (1...13).contains(days) else { throw ValidationError("--days must be 1…13") }
+        guard (0...1).contains(contamination) else { throw ValidationError("--contamination must be 0…1") }
+        guard rate > 0, rate <= 20 else { throw ValidationError("--rate must be in (0, 20]") }
+        guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be 1…256") }
+    }
+
+    func run() async throws {
+        let client = SimulationClient(url: url, connections: concurrency)
+        do {
+            if let evaluate {
+                let report = try await SimulationEvaluation(
+                    truth: try SimulationTruth.read(evaluate), client: client, concurrency: concurrency
+                ).run()
+                print(report)
+            } else {
+                try await simulate(client)
+            }
+            try await client.shutdown()
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+
+    private func simulate(_ client: SimulationClient) async throws {
+        let city = SimulatedCity(
+            seed: seed, venueCount: venues, days: days, contamination: contamination, rate: rate)
+        let spoiled = city.checkins.count { $0.truth.contamination != nil }
+        print(
+            "city: \(city.venues.count) venues, \(city.devices.count) devices, \(city.checkins.count) check-ins "
+                + "(\(spoiled) spoiled) over \(days) days; sending to \(client.endpoint)…")
+        let progress = ProgressBar(total: city.checkins.count, label: "check-ins")
+        var sent = 0
+        var failures: [String] = []
+        try await withThrowingTaskGroup(of: String?.self) { group in
+            var next = 0
+            func schedule() throws {
+                guard next < city.checkins.count else { return }
+                let body = try city.body(city.checkins[next])
+                next += 1
+                group.addTask {
+                    let (status, answer) = try await client.send(.post, "/api/v2/checkins", json: body)
+                    return status == 201 || status == 200
+                        ? nil : "HTTP \(status): \(String(decoding: answer.prefix(300), as: UTF8.self))"
+                }
+            }
+            for _ in 0..<concurrency { try schedule() }
+            while let failure = try await group.next() {
+                sent += 1
+                progress.update(sent)
+                if let failure { failures.append(failure) }
+                try schedule()
+            }
+        }
+        progress.finish(sent)
+        try city.truth(seed: seed, contamination: contamination).write(truth)
+        if let last = city.checkins.last?.truth.id { try await waitForJudgement(of: last, client: client) }
+        print("sent \(sent - failures.count) check-ins, \(failures.count) refused; truth written to \(truth)")
+        if let first = failures.first { print("first refusal: \(first)") }
+        print("evaluate with: hearclear simulate --evaluate \(truth) --url \(client.endpoint)")
+    }
+
+    private func waitForJudgement(of id: String, client: SimulationClient) async throws {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline {
+            if let checkin = try await client.object("/api/v2/checkins/\(id)"),
+                checkin["status"] as? String != "pending"
+            {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import HearClearServer
+
+/// A synthetic city: venues with true profiles, devices, and every check-in of the last `days`
+/// days, generated deterministically from the seed before anything is sent.
+struct SimulatedCity {
+    struct PlannedCheckin {
+        var truth: SimulationTruth.Checkin
+        var start: Date
+        var session: SimulatedSession
+        var location: (latitude: Double, longitude: Double)?
+        var model: String
+    }
+
+    /// Share of contaminated check-ins that come from always-full-scale devices.
+    static let fullScaleShare = 0.15
+
+    var venues: [SimulatedVenue] = []
+    var devices: [SimulatedDevice] = []
+    var checkins: [PlannedCheckin] = []
+
+    init(seed: UInt64, venueCount: Int, days: Int, contamination: Double, rate: Double, now: Date = Date()) {
+        var random = SplitMix64(seed: seed)
+        venues = (0..<venueCount).map { SimulatedVenue.make(index: $0, seed: seed, random: &random) }
+        let fullScaleCount = contamination > 0 ? max(1, venueCount / 10) : 0
+        devices = (0..<max(10, venueCount * 6) + fullScaleCount).map { index in
+            SimulatedDevice.make(index: index, seed: seed, fullScale: index < fullScaleCount, random: &random)
+        }
+        let honest = devices.filter { !$0.fullScale }
+        let broken = devices.filter(\.fullScale)
+        for venue in venues {
+            guard let zone = TimeZone(identifier: venue.timezone) else { continue }
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = zone
+            let today = calendar.startOfDay(for: now)
+            for day in 1...days {
+                guard let date = calendar.date(byAdding: .day, value: -day, to: today) else { continue }
+                for hour in 0..<24 {
+                    let visits = random.poisson(rate)
+                    for _ in 0..<visits {
+                        let seconds = random.int(in: 60..<241)
+                        let minute = random.int(in: 0..<(60 - (seconds + 59) / 60))
+                        guard let start = calendar.date(bySettingHour: hour, minute: minute, second: 0, of: date),
+                            let local = Self.localHour(start, calendar: calendar),
+                            local.hour == hour,
+                            let trueDB = venue.trueLevelDB(weekday: local.weekday, hour: hour)
+                        else { continue }
+                        var kind: Contamination?
+                        if random.chance(contamination) {
+                            kind =
+                                !broken.isEmpty && random.chance(Self.fullScaleShare)
+                                ? .fullScale : Self.weightedKind(&random)
+                        }
+                        let device = kind == .fullScale ? random.pick(broken) : random.pick(honest)
+                        var session = SimulatedSession.clean(
+                            trueDB: trueDB, device: device, seconds: seconds, random: &random)
+                        if let kind { session.contaminate(kind, random: &random) }
+                        var location: (Double, Double)?
+                        if random.chance(0.5) {
+                            let away = kind == .wrongVenue ? 0.02 : 0.0002
+                            location = (venue.latitude + away, venue.longitude + random.double(in: -0.0002...0.0002))
+                        }
+                        let truth = SimulationTruth.Checkin(
+                            id: Self.uuid(&random), venue: venue.id, device: device.id, weekday: local.weekday,
+                            hour: hour, contamination: kind, leqDBFS: session.leqDBFS,
+                            meanAmplitude: session.meanAmplitude)
+                        checkins.append(
+                            PlannedCheckin(
+                                truth: truth, start: start, session: session, location: location, model: device.model))
+                    }
+                }
+            }
+        }
+    }
+
+    /// The true levels of every open hour of every venue.
+    func truth(seed: UInt64, contamination: Double) -> SimulationTruth {
+        let venueTruths = venues.map { venue in
+            SimulationTruth.VenueTruth(
+                venue: venue,
+                cells: (1...7).flatMap { weekday in
+                    (0..<24).compactMap { hour in
+                        venue.trueLevelDB(weekday: weekday, hour: hour).map {
+                            SimulationTruth.Cell(weekday: weekday, hour: hour, trueDB: $0)
+                        }
+                    }
+                })
+        }
+        return SimulationTruth(
+            seed: seed, contamination: contamination, referenceOffsetDB: SimulatedSession.referenceOffsetDB,
+            venues: venueTruths, devices: devices, checkins: checkins.map(\.truth))
+    }
+
+    /// The v2 body of a planned check-in.
+    func body(_ planned: PlannedCheckin) throws -> Data {
+        guard let venue = venues.first(where: { $0.id == planned.truth.venue }) else {
+            throw SimulationError("unknown venue \(planned.truth.venue)")
+        }
+        let samples = planned.session.averageDBFS.indices.map { second -> [String: Any] in
+            [
+                "t": RFC3339.format(planned.start.addingTimeInterval(Double(second))),
+                "average": (planned.session.averageDBFS[second] * 100).rounded() / 100,
+                "peak": (planned.session.peakDBFS[second] * 100).rounded() / 100,
+            ]
+        }
+        var body: [String: Any] = [
+            "id": planned.truth.id,
+            "venue": [
+                "id": venue.id, "name": venue.name, "latitude": venue.latitude, "longitude": venue.longitude,
+                "timezone": venue.timezone,
+            ],
+            "device": ["id": planned.truth.device, "model": planned.model],
+            "unit": "dbfs", "samples": samples,
+        ]
+        if let location = planned.location {
+            body["location"] = ["latitude": location.latitude, "longitude": location.longitude, "accuracy": 15]
+        }
+        return try JSONSerialization.data(withJSONObject: body)
+    }
+
+    private static func weightedKind(_ random: inout SplitMix64) -> Contamination {
+        var draw = random.unit()
+        for (kind, weight) in Contamination.weights {
+            if draw < weight { return kind }
+            draw -= weight
+        }
+        return .pocket
+    }
+
+    private static func localHour(_ date: Date, calendar: Calendar) -> (weekday: Int, hour: Int)? {
+        let components = calendar.dateComponents([.weekday, .hour], from: date)
+        guard let weekday = components.weekday, let hour = components.hour else { return nil }
+        return ((weekday + 5) % 7 + 1, hour)
+    }
+
+    private static func uuid(_ random: inout SplitMix64) -> String {
+        let high = random.next()
+        let low = random.next()
+        let hex = String(format: "%016llx%016llx", high, low)
+        let characters = Array(hex)
+        func part(_ range: Range<Int>) -> String { String(characters[range]) }
+        // Version 4 and RFC 4122 variant bits, so it is a well-formed random UUID.
+        return "\(part(0..<8))-\(part(8..<12))-4\(part(13..<16))-a\(part(17..<20))-\(part(20..<32))"
+    }
+}

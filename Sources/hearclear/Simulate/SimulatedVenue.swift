@@ -1,0 +1,82 @@
+import Foundation
+
+/// A synthetic venue with a true weekday × hour loudness profile in calibrated dB.
+struct SimulatedVenue: Codable, Sendable {
+    enum Kind: String, Codable, CaseIterable, Sendable {
+        case cafe, pub, restaurant, club
+    }
+
+    var id: String
+    var name: String
+    var timezone: String
+    var latitude: Double
+    var longitude: Double
+    var kind: Kind
+    /// The venue's own level at its quietest open hour, calibrated dB.
+    var baseDB: Double
+
+    static let zones: [(zone: String, latitude: Double, longitude: Double)] = [
+        ("Australia/Sydney", -33.87, 151.21), ("America/New_York", 40.73, -73.99), ("Europe/London", 51.51, -0.13),
+        ("Europe/Berlin", 52.52, 13.40),
+    ]
+
+    static func make(index: Int, seed: UInt64, random: inout SplitMix64) -> SimulatedVenue {
+        let kind = random.pick(Kind.allCases)
+        let place = random.pick(zones)
+        let base: ClosedRange<Double> =
+            switch kind {
+            case .cafe: 63...68
+            case .pub: 67...72
+            case .restaurant: 65...70
+            case .club: 80...86
+            }
+        return SimulatedVenue(
+            id: "sim-\(seed)-\(index)", name: "Simulated \(kind.rawValue) \(index)", timezone: place.zone,
+            latitude: place.latitude + random.double(in: -0.05...0.05),
+            longitude: place.longitude + random.double(in: -0.05...0.05), kind: kind,
+            baseDB: random.double(in: base))
+    }
+
+    /// The true level at ISO `weekday` (1 = Monday) and `hour`, or `nil` when closed.
+    func trueLevelDB(weekday: Int, hour: Int) -> Double? {
+        let h = Double(hour)
+        let weekend = weekday == 5 || weekday == 6
+        func bump(_ centre: Double, _ width: Double) -> Double { exp(-pow((h - centre) / width, 2)) }
+        switch kind {
+        case .cafe:
+            guard (7..<18).contains(hour) else { return nil }
+            return baseDB + 3 * bump(12.5, 2) + (weekday >= 6 ? 1 : 0)
+        case .pub:
+            guard hour >= 11 else { return nil }
+            return baseDB + 8 / (1 + exp(-(h - 19) / 1.5)) + (weekend && hour >= 20 ? 3 : 0)
+        case .restaurant:
+            guard (11..<15).contains(hour) || (17..<23).contains(hour) else { return nil }
+            return baseDB + 5 * bump(20, 1.5) + 3 * bump(13, 1) + (weekend ? 2 : 0)
+        case .club:
+            guard hour >= 21 || hour < 3 else { return nil }
+            let night = hour < 12 ? h + 24 : h
+            return baseDB + 4 * exp(-pow((night - 25) / 1.5, 2)) + (weekend ? 3 : 0)
+        }
+    }
+}
+
+/// A synthetic phone: a model with its bias, plus the phone's own.
+struct SimulatedDevice: Codable, Sendable {
+    /// Models and their biases, dB (mean zero over the list).
+    static let models: [(model: String, biasDB: Double)] = [
+        ("iPhone15,2", 0), ("iPhone12,1", -2), ("Pixel 7", 2.5), ("SM-G991B", -3), ("moto g", 2.5),
+    ]
+
+    var id: String
+    var model: String
+    var biasDB: Double
+    /// Always sends full scale, whatever the room: its every check-in is junk.
+    var fullScale: Bool
+
+    static func make(index: Int, seed: UInt64, fullScale: Bool, random: inout SplitMix64) -> SimulatedDevice {
+        let model = random.pick(models)
+        return SimulatedDevice(
+            id: String(format: "sim-%llu-device-%05d-c0ffee", seed, index), model: model.model,
+            biasDB: model.biasDB + random.normal(sd: 1), fullScale: fullScale)
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import HearClearServer
+import Hummingbird
+import HummingbirdTesting
+import LoudnessCore
+
+/// v2 check-ins with clean, varied seconds around a level (never a stuck meter, never a spike).
+struct CheckinFixture {
+    static let wobbleDB: [Double] = [0, 0.4, -0.3, 0.2, -0.5, 0.1, -0.2]
+    /// python3: 10*log10(mean(10**(w/10))) of 120 seconds of the wobble: a check-in's Leq is its
+    /// level plus this.
+    static let wobbleLeqDB = -0.0331
+
+    var id = UUID()
+    var venue: String
+    var timezone: String? = "Australia/Sydney"
+    var device: String
+    var model: String? = "iPhone15,2"
+    var levelDBFS: Double
+    var start: Date
+    var seconds = 120
+
+    /// 10 minutes past the previous whole UTC hour: in the past, inside the 14-day window, and
+    /// (at whole-hour zone offsets) inside one venue-local hour for a few minutes.
+    static var previousHourStart: Date {
+        let now = Date().timeIntervalSince1970
+        return Date(timeIntervalSince1970: (now / 3_600).rounded(.down) * 3_600 - 3_600 + 600)
+    }
+
+    var json: ByteBuffer {
+        let samples = (0..<seconds).map { second -> [String: Any] in
+            let average = levelDBFS + Self.wobbleDB[second % Self.wobbleDB.count]
+            return [
+                "t": RFC3339.format(start.addingTimeInterval(Double(second))), "average": average, "peak": average + 10,
+            ]
+        }
+        var venueObject: [String: Any] = [
+            "id": venue, "name": "Venue \(venue)", "latitude": -33.8688, "longitude": 151.2093,
+        ]
+        if let timezone { venueObject["timezone"] = timezone }
+        var deviceObject: [String: Any] = ["id": device]
+        if let model { deviceObject["model"] = model }
+        let body: [String: Any] = [
+            "id": id.uuidString.lowercased(), "venue": venueObject, "device": deviceObject, "unit": "dbfs",
+            "samples": samples,
+        ]
+        return ByteBuffer(bytes: try! JSONSerialization.data(withJSONObject: body))
+    }
+
+    /// The venue-local hour of the first sample.
+    var localHour: LocalHour {
+        let clock = timezone.flatMap(VenueClock.init(timeZoneIdentifier:)) ?? VenueClock(utcOffsetMinutes: 0)
+        return clock.localHour(at: start)
+    }
+
+    /// Posts it; returns the status code.
+    @discardableResult
+    func submit(to client: some TestClientProtocol) async throws -> HTTPResponse.Status {
+        try await client.execute(
+            uri: "/api/v2/checkins", method: .post, headers: [.contentType: "application/json"], body: json
+        ) { $0.status }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import HearClearServer
+import HearClearStore
+import HearClearTestSupport
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import PostgresNIO
+
+/// The whole application (routes, middleware, the aggregation worker) on a fresh test database,
+/// built by the same `buildApplication` as `serve`.
+enum EngineTestApp {
+    static let logger: Logger = {
+        var logger = Logger(label: "hearclear.tests.engine")
+        logger.logLevel = .warning
+        return logger
+    }()
+
+    static var configuration: ServerConfiguration {
+        var configuration = ServerConfiguration()
+        configuration.resourcesDirectory = TestCluster.repositoryRoot
+        configuration.databaseConnections = 6
+        return configuration
+    }
+
+    /// Runs `body` with a test client of the application and a client of its database (for
+    /// admin operations and direct checks).
+    static func run(_ body: @Sendable (any TestClientProtocol, PostgresClient) async throws -> Void) async throws {
+        try await withTestDatabase { database, databaseConfiguration in
+            let app = try await buildApplication(
+                configuration: configuration, database: .external(databaseConfiguration), logger: logger)
+            try await app.test(.router) { client in try await body(client, database) }
+        }
+    }
+
+    /// Polls `probe` every 50 ms until it returns a value, for at most `limit`.
+    static func eventually<T>(
+        within limit: Duration = .seconds(10), _ what: String, _ probe: () async throws -> T?
+    ) async throws -> T {
+        let deadline = ContinuousClock.now + limit
+        while true {
+            if let value = try await probe() { return value }
+            guard ContinuousClock.now < deadline else { throw Timeout(what: what) }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    struct Timeout: Error, CustomStringConvertible {
+        let what: String
+        var description: String { "timed out waiting for \(what)" }
+    }
+}
