@@ -19,6 +19,13 @@ public struct AggregationInput: Sendable, Equatable {
         public var peakDBFS: [Float]
         /// Reasons given at receipt (e.g. `too_far_from_venue`); they stand at every re-judgement.
         public var receiptReasons: [String]
+        /// An admin's standing decision on the check-in (`checkin_overrides`), if any.
+        public var adminDecision: AdminDecision? = nil
+    }
+
+    /// What an admin forced: `include` in the cells whatever the judgement, or `exclude`.
+    public enum AdminDecision: String, Sendable {
+        case include, exclude
     }
 
     public var venueID: Int64

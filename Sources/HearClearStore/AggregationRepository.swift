@@ -21,23 +21,24 @@ public struct AggregationRepository: Sendable {
         let rows = try await connection.query(
             """
             SELECT c.id, c.device_id, d.excluded, COALESCE(o.offset_db, 0)::float8, c.started_at, c.offsets_s,
-                   c.utc_offsets_min, c.average_dbfs, c.peak_dbfs, c.receipt_reasons
+                   c.utc_offsets_min, c.average_dbfs, c.peak_dbfs, c.receipt_reasons, a.decision
             FROM checkins c
             JOIN devices d ON d.id = c.device_id
             LEFT JOIN device_model_offsets o ON o.model = d.model
+            LEFT JOIN checkin_overrides a ON a.checkin_id = c.id
             WHERE c.venue_id = \(venueID)
             ORDER BY c.started_at, c.id
             """,
             logger: logger)
         var checkins: [AggregationInput.Checkin] = []
         for try await row in rows.decode(
-            (UUID, Int64, Bool, Double, Date, [Int32], [Int16], [Float], [Float], [String]).self)
+            (UUID, Int64, Bool, Double, Date, [Int32], [Int16], [Float], [Float], [String], String?).self)
         {
             checkins.append(
                 .init(
                     id: row.0, deviceKey: row.1, deviceExcluded: row.2, modelOffsetDB: row.3, startedAt: row.4,
                     offsetsSeconds: row.5, utcOffsetsMinutes: row.6, averageDBFS: row.7, peakDBFS: row.8,
-                    receiptReasons: row.9))
+                    receiptReasons: row.9, adminDecision: row.10.flatMap(AggregationInput.AdminDecision.init)))
         }
         return AggregationInput(venueID: venueID, venueExternalID: venue.0, timezone: venue.1, checkins: checkins)
     }

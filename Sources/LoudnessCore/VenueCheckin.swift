@@ -13,11 +13,14 @@ public struct VenueCheckin: Sendable, Equatable {
     /// Reasons decided outside cleaning that exclude the whole check-in, e.g.
     /// `too_far_from_venue` or `device_excluded`. Empty for a usable check-in.
     public let exclusionReasons: [String]
+    /// An admin forced it in: it counts in every cell where a piece has the 10 valid seconds,
+    /// whatever its exclusion reasons, the cleaning verdict and the outlier test say.
+    public let forcedInclusion: Bool
 
     /// `init(...)`: checks that there is one local hour per sample.
     public init(
         id: String, deviceID: String, samples: SessionSamples, localHours: [LocalHour], modelOffsetDB: Double = 0,
-        exclusionReasons: [String] = []
+        exclusionReasons: [String] = [], forcedInclusion: Bool = false
     ) throws(SessionSamplesError) {
         guard localHours.count == samples.count else {
             throw .lengthMismatch(field: "localHours", expected: samples.count, actual: localHours.count)
@@ -28,5 +31,6 @@ public struct VenueCheckin: Sendable, Equatable {
         self.localHours = localHours
         self.modelOffsetDB = modelOffsetDB
         self.exclusionReasons = exclusionReasons
+        self.forcedInclusion = forcedInclusion
     }
 }

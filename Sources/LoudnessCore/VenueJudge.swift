@@ -11,6 +11,11 @@
 ///    judged against the full cell). Only check-ins crossing an hour boundary can cause that.
 /// 4. For device bias, each comparable piece gets a residual against its cell estimated from the
 ///    other devices' counted pieces only.
+///
+/// An admin's forced inclusion (``VenueCheckin/forcedInclusion``) makes a check-in usable whatever
+/// its reasons and cleaning verdict, and exempts it from rejection: a cell where the estimator
+/// would have rejected it is estimated again, without rejection, from its other kept pieces and it.
+/// Its status is `included` (reason `admin_included`) when a piece counts somewhere.
 public struct VenueJudge: Sendable {
     /// Per-second cleaning.
     public var cleaner = SessionCleaner()
@@ -49,12 +54,15 @@ public struct VenueJudge: Sendable {
         var outliers: Set<Int> = []
         var zScores: [Int: [Int: Double]] = [:]
         var flagged: [Int: Set<Int>] = [:]
+        var overruled: Set<LocalHour> = []
         for (hour, cellPieces) in pieces {
             guard let estimate = estimator.estimate(cellPieces.map(\.cell)) else { continue }
             firstPass[hour] = estimate
             for (piece, assessment) in zip(cellPieces, estimate.assessments) {
                 zScores[piece.checkinIndex, default: [:]][piece.hourIndex] = assessment.modifiedZ
-                if assessment.isOutlier {
+                if assessment.isOutlier, checkins[piece.checkinIndex].forcedInclusion {
+                    overruled.insert(hour)
+                } else if assessment.isOutlier {
                     outliers.insert(piece.checkinIndex)
                     flagged[piece.checkinIndex, default: []].insert(piece.hourIndex)
                 }
@@ -71,7 +79,7 @@ public struct VenueJudge: Sendable {
             let holdsCrossHourOutlier = cellPieces.contains {
                 outliers.contains($0.checkinIndex) && !isFlagged($0, in: flagged)
             }
-            if !holdsCrossHourOutlier {
+            if !holdsCrossHourOutlier, !overruled.contains(hour) {
                 cells[hour] = firstPass[hour]
             } else if !kept.isEmpty {
                 cells[hour] = settled.estimate(kept.map(\.cell))
@@ -97,7 +105,7 @@ public struct VenueJudge: Sendable {
         let hours =
             (try? HourStatistics.perHour(samples: checkin.samples, kept: cleaned.kept, localHours: checkin.localHours))
             ?? []
-        let usable = checkin.exclusionReasons.isEmpty && cleaned.verdict.isAccepted
+        let usable = checkin.forcedInclusion || (checkin.exclusionReasons.isEmpty && cleaned.verdict.isAccepted)
         return Prepared(cleaned: cleaned, hours: hours, usable: usable)
     }
 
@@ -134,12 +142,17 @@ public struct VenueJudge: Sendable {
         of checkin: VenueCheckin, prepared: Prepared, index: Int, isOutlier: Bool, flaggedHours: Set<Int>,
         zScores: [Int: Double], residuals: [Int: (residual: Double, others: Int)]
     ) -> CheckinJudgement {
-        var reasons = checkin.exclusionReasons
-        if case .excluded(let exclusion) = prepared.cleaned.verdict { reasons.append(exclusion.rawValue) }
+        var reasons = checkin.forcedInclusion ? [] : checkin.exclusionReasons
+        if !checkin.forcedInclusion, case .excluded(let exclusion) = prepared.cleaned.verdict {
+            reasons.append(exclusion.rawValue)
+        }
         let countsSomewhere = prepared.hours.contains(where: \.countsInCell)
         if reasons.isEmpty, !countsSomewhere { reasons.append(JudgementReason.tooFewSecondsPerHour) }
         let status: CheckinStatus
-        if !reasons.isEmpty {
+        if checkin.forcedInclusion {
+            status = reasons.isEmpty ? .included : .excluded
+            reasons.insert(JudgementReason.adminIncluded, at: 0)
+        } else if !reasons.isEmpty {
             status = .excluded
         } else if isOutlier {
             status = .outlier

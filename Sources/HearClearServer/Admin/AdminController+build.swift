@@ -24,6 +24,11 @@ extension AdminController {
         )
         let venueStore = VenueRepository(client: client, logger: logger)
         let adminVenues = AdminVenueRepository(client: client, logger: logger)
+        let loudness = LoudnessReader(
+            venues: venueStore, loudness: LoudnessRepository(client: client, logger: logger),
+            bands: BandRepository(client: client, logger: logger), referenceOffsetDB: configuration.referenceOffsetDB,
+            logger: logger
+        )
         let pages: [any AdminPageRoutes] = [
             AdminDashboard(
                 overview: AdminOverviewRepository(client: client, logger: logger), audit: audit, renderer: renderer,
@@ -32,13 +37,21 @@ extension AdminController {
             AdminVenues(
                 venues: adminVenues, venueStore: venueStore,
                 details: AdminVenueDetails(
-                    venues: adminVenues, venueStore: venueStore, referenceOffsetDB: configuration.referenceOffsetDB
+                    venues: adminVenues, venueStore: venueStore, loudness: loudness,
+                    referenceOffsetDB: configuration.referenceOffsetDB
                 ),
                 renderer: renderer
             ),
             AdminCheckins(
-                checkins: CheckinRepository(client: client, logger: logger), venueStore: venueStore, renderer: renderer,
+                checkins: CheckinRepository(client: client, logger: logger), venueStore: venueStore,
+                venues: adminVenues, loudness: LoudnessRepository(client: client, logger: logger),
+                overrides: CheckinOverrideRepository(client: client, logger: logger),
+                aggregator: Aggregator(client: client, logger: logger), audit: audit, renderer: renderer,
                 referenceOffsetDB: configuration.referenceOffsetDB, maxDistanceMetres: configuration.maxDistanceMetres
+            ),
+            AdminDevices(
+                devices: AdminDeviceRepository(client: client, logger: logger),
+                administration: DeviceAdministration(client: client, logger: logger), audit: audit, renderer: renderer
             ),
             AdminBands(
                 bands: BandRepository(client: client, logger: logger), audit: audit, renderer: renderer,

@@ -23,12 +23,17 @@ enum CheckinExplanation {
                     ? "An admin forced it in: it counts in its cells whatever cleaning and the outlier test say."
                     : "An admin forced it out: it counts in no cell."
             )
+            if override == "include", !facts.outlierHours.isEmpty {
+                sentences.append(
+                    "Without that, the outlier test would have left it out: \(facts.outlierHours.joined(separator: ", "))."
+                )
+            }
         }
         if facts.status == "pending" {
             sentences.append("Not judged yet: the aggregation worker has not reached its venue.")
             return sentences
         }
-        for reason in facts.reasons {
+        for reason in facts.reasons where reason != "admin_included" {
             sentences.append(sentence(for: reason, facts))
         }
         if facts.status == "included" {

@@ -29,13 +29,16 @@ struct VenuePage {
     let updated: String
     let lastCheckin: String
     let checkinCount: String
+    let overall: String?
+    let heatMap: HeatMap?
     let checkins: [Checkin]
     let previous: String?
     let next: String?
 
     init(
         chrome: AdminChrome, venue: Venue, checkinCount: Int, lastCheckinAt: Date?, checkins: [AdminVenueCheckinRow],
-        referenceOffsetDB: Double, previous: String?, next: String?
+        referenceOffsetDB: Double, heatMap: HeatMap?, overall: (levelDB: Double, label: String)?, previous: String?,
+        next: String?
     ) {
         title = venue.name
         self.chrome = chrome
@@ -52,6 +55,8 @@ struct VenuePage {
         updated = AdminFormat.time(venue.updatedAt)
         lastCheckin = AdminFormat.time(lastCheckinAt)
         self.checkinCount = AdminFormat.count(checkinCount)
+        self.heatMap = heatMap
+        self.overall = overall.map { "\(AdminFormat.decimal($0.levelDB)) dB, \($0.label) (median of its cells)" }
         self.checkins = checkins.map { row in
             let level = row.levelDBFS.map { $0 + row.modelOffsetDB + referenceOffsetDB }
             return Checkin(

@@ -112,8 +112,10 @@ public struct Aggregator: Sendable {
             venueClock: clock)
         var reasons = checkin.receiptReasons
         if checkin.deviceExcluded { reasons.append(JudgementReason.deviceExcluded) }
+        if checkin.adminDecision == .exclude { reasons.append(JudgementReason.adminExcluded) }
         return try? VenueCheckin(
             id: checkin.id.uuidString, deviceID: String(checkin.deviceKey), samples: samples, localHours: localHours,
-            modelOffsetDB: checkin.modelOffsetDB, exclusionReasons: reasons)
+            modelOffsetDB: checkin.modelOffsetDB, exclusionReasons: reasons,
+            forcedInclusion: checkin.adminDecision == .include)
     }
 }
