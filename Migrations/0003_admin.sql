@@ -32,7 +32,7 @@ CREATE TABLE admin_audit_log (
     subject     text,
     detail      text
 );
-CREATE INDEX admin_audit_log_at_idx ON admin_audit_log (at DESC);
+CREATE INDEX admin_audit_log_at_idx ON admin_audit_log (at DESC, id DESC);
 
 -- An admin's decision about one check-in, applied by the aggregation worker at every re-judgement
 -- until it is withdrawn (the row deleted). History stays in admin_audit_log.
@@ -81,6 +81,10 @@ END
 $$;
 CREATE TRIGGER venue_activity_on_checkin AFTER INSERT ON checkins
     FOR EACH ROW EXECUTE FUNCTION venue_activity_on_checkin();
+
+-- The devices list: most recently seen first with a stable order, and the excluded ones alone.
+CREATE INDEX admin_devices_seen_idx ON devices (last_seen_at DESC, id DESC);
+CREATE INDEX admin_devices_excluded_seen_idx ON devices (last_seen_at DESC, id DESC) WHERE excluded;
 
 -- Venue search: a part of the name (trigram index) or the start of the external id.
 CREATE EXTENSION IF NOT EXISTS pg_trgm;

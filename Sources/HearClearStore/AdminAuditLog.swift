@@ -34,17 +34,18 @@ public struct AdminAuditLog: Sendable {
     }
 
     public func recent(limit: Int) async throws -> [AdminAuditEntry] {
-        let rows = try await client.query(
-            """
-            SELECT at, username, action, subject, detail FROM admin_audit_log
-            ORDER BY at DESC, id DESC LIMIT \(limit)
-            """,
-            logger: logger
-        )
+        let rows = try await client.query(Self.recentQuery(limit: limit), logger: logger)
         var entries: [AdminAuditEntry] = []
         for try await row in rows.decode((Date, String, String, String?, String?).self) {
             entries.append(AdminAuditEntry(at: row.0, username: row.1, action: row.2, subject: row.3, detail: row.4))
         }
         return entries
+    }
+
+    static func recentQuery(limit: Int) -> PostgresQuery {
+        """
+        SELECT at, username, action, subject, detail FROM admin_audit_log
+        ORDER BY at DESC, id DESC LIMIT \(limit)
+        """
     }
 }

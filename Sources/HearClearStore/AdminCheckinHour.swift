@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 
 /// One venue-local hour of a check-in (`checkin_hours`) beside the cell estimate it was compared
 /// with (`loudness_cells`). Levels are dBFS: the piece's raw, the cell's model-corrected.
@@ -25,19 +26,7 @@ public struct AdminCheckinHour: Sendable, Equatable {
 extension AdminVenueRepository {
     /// The check-in's hours with their cells, in weekday and hour order.
     public func hours(checkinID: UUID) async throws -> [AdminCheckinHour] {
-        let rows = try await client.query(
-            """
-            SELECT h.weekday, h.hour, h.leq_dbfs::float8, h.l10_dbfs::float8, h.l50_dbfs::float8, h.l90_dbfs::float8,
-                   h.max_peak_dbfs::float8, h.valid_seconds, h.model_offset_db::float8, h.counted, h.outlier,
-                   h.modified_z::float8, h.residual_db::float8, l.level_dbfs::float8, l.range_low_dbfs::float8,
-                   l.range_high_dbfs::float8, l.checkins
-            FROM checkin_hours h
-            LEFT JOIN loudness_cells l ON l.venue_id = h.venue_id AND l.weekday = h.weekday AND l.hour = h.hour
-            WHERE h.checkin_id = \(checkinID)
-            ORDER BY h.weekday, h.hour LIMIT 200
-            """,
-            logger: logger
-        )
+        let rows = try await client.query(Self.hoursQuery(checkinID: checkinID), logger: logger)
         var hours: [AdminCheckinHour] = []
         for try await row in rows.decode(
             (
@@ -55,5 +44,18 @@ extension AdminVenueRepository {
             )
         }
         return hours
+    }
+
+    static func hoursQuery(checkinID: UUID) -> PostgresQuery {
+        """
+        SELECT h.weekday, h.hour, h.leq_dbfs::float8, h.l10_dbfs::float8, h.l50_dbfs::float8, h.l90_dbfs::float8,
+               h.max_peak_dbfs::float8, h.valid_seconds, h.model_offset_db::float8, h.counted, h.outlier,
+               h.modified_z::float8, h.residual_db::float8, l.level_dbfs::float8, l.range_low_dbfs::float8,
+               l.range_high_dbfs::float8, l.checkins
+        FROM checkin_hours h
+        LEFT JOIN loudness_cells l ON l.venue_id = h.venue_id AND l.weekday = h.weekday AND l.hour = h.hour
+        WHERE h.checkin_id = \(checkinID)
+        ORDER BY h.weekday, h.hour LIMIT 200
+        """
     }
 }

@@ -22,23 +22,7 @@ public struct AdminDeviceRepository: Sendable {
 
     public func list(excludedOnly: Bool, limit: Int, offset: Int) async throws -> [AdminDeviceRow] {
         let rows = try await client.query(
-            """
-            SELECT d.id, d.client_id, d.model, d.last_seen_at, d.excluded, d.excluded_at, d.excluded_note,
-                   s.checkins, s.outliers,
-                   COALESCE((SELECT array_agg(r.residual) FROM (
-                        SELECT avg(h.residual_db)::float8 AS residual FROM checkin_hours h
-                        WHERE h.device_id = d.id AND h.residual_db IS NOT NULL AND h.other_devices > 0
-                        GROUP BY h.checkin_id) r), '{}')
-            FROM devices d
-            CROSS JOIN LATERAL (
-                SELECT count(*) AS checkins, count(*) FILTER (WHERE c.status = 'outlier') AS outliers
-                FROM checkins c WHERE c.device_id = d.id) s
-            WHERE NOT \(excludedOnly) OR d.excluded
-            ORDER BY d.last_seen_at DESC, d.id DESC
-            LIMIT \(limit) OFFSET \(offset)
-            """,
-            logger: logger
-        )
+            Self.listQuery(excludedOnly: excludedOnly, limit: limit, offset: offset), logger: logger)
         var devices: [AdminDeviceRow] = []
         for try await row in rows.decode(
             (Int64, String, String?, Date, Bool, Date?, String?, Int, Int, [Double]).self
@@ -50,5 +34,27 @@ public struct AdminDeviceRepository: Sendable {
             devices.append(AdminDeviceRow(summary: summary, outliers: row.8))
         }
         return devices
+    }
+
+    /// The page of devices is cut first along `admin_devices_seen_idx` (or its partial twin for
+    /// excluded devices); counts and residuals are then read for those devices only.
+    static func listQuery(excludedOnly: Bool, limit: Int, offset: Int) -> PostgresQuery {
+        // A constant condition, not a parameter, so the planner can use the partial index.
+        let filter = excludedOnly ? "excluded" : "true"
+        return """
+            SELECT d.id, d.client_id, d.model, d.last_seen_at, d.excluded, d.excluded_at, d.excluded_note,
+                   s.checkins, s.outliers,
+                   COALESCE((SELECT array_agg(r.residual) FROM (
+                        SELECT avg(h.residual_db)::float8 AS residual FROM checkin_hours h
+                        WHERE h.device_id = d.id AND h.residual_db IS NOT NULL AND h.other_devices > 0
+                        GROUP BY h.checkin_id) r), '{}')
+            FROM (SELECT id, client_id, model, last_seen_at, excluded, excluded_at, excluded_note FROM devices
+                  WHERE \(unescaped: filter)
+                  ORDER BY last_seen_at DESC, id DESC LIMIT \(limit) OFFSET \(offset)) d
+            CROSS JOIN LATERAL (
+                SELECT count(*) AS checkins, count(*) FILTER (WHERE c.status = 'outlier') AS outliers
+                FROM checkins c WHERE c.device_id = d.id) s
+            ORDER BY d.last_seen_at DESC, d.id DESC LIMIT \(limit)
+            """
     }
 }

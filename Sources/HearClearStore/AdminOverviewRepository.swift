@@ -45,16 +45,7 @@ public struct AdminOverviewRepository: Sendable {
 
     /// The venues with the newest check-ins.
     public func recentVenues(limit: Int) async throws -> [AdminOverview.RecentVenue] {
-        let rows = try await client.query(
-            """
-            SELECT v.external_id, v.name, a.last_checkin_at,
-                   (SELECT count(*) FROM checkins c WHERE c.venue_id = v.id)
-            FROM venue_activity a JOIN venues v ON v.id = a.venue_id
-            WHERE a.last_checkin_at IS NOT NULL
-            ORDER BY a.activity_at DESC, a.venue_id DESC LIMIT \(limit)
-            """,
-            logger: logger
-        )
+        let rows = try await client.query(Self.recentVenuesQuery(limit: limit), logger: logger)
         var venues: [AdminOverview.RecentVenue] = []
         for try await row in rows.decode((String, String, Date?, Int).self) {
             venues.append(.init(externalID: row.0, name: row.1, lastCheckinAt: row.2, checkins: row.3))
@@ -63,13 +54,7 @@ public struct AdminOverviewRepository: Sendable {
     }
 
     public func recentDevices(limit: Int) async throws -> [AdminOverview.RecentDevice] {
-        let rows = try await client.query(
-            """
-            SELECT id, client_id, model, last_seen_at, excluded FROM devices
-            ORDER BY last_seen_at DESC, id DESC LIMIT \(limit)
-            """,
-            logger: logger
-        )
+        let rows = try await client.query(Self.recentDevicesQuery(limit: limit), logger: logger)
         var devices: [AdminOverview.RecentDevice] = []
         for try await row in rows.decode((Int64, String, String?, Date, Bool).self) {
             devices.append(.init(key: row.0, clientID: row.1, model: row.2, lastSeenAt: row.3, excluded: row.4))
@@ -78,15 +63,7 @@ public struct AdminOverviewRepository: Sendable {
     }
 
     public func recentCheckins(limit: Int) async throws -> [AdminOverview.RecentCheckin] {
-        let rows = try await client.query(
-            """
-            SELECT c.id, v.external_id, v.name, d.client_id, d.model, c.status, c.reasons, c.received_at,
-                   c.sample_count
-            FROM checkins c JOIN venues v ON v.id = c.venue_id JOIN devices d ON d.id = c.device_id
-            ORDER BY c.received_at DESC LIMIT \(limit)
-            """,
-            logger: logger
-        )
+        let rows = try await client.query(Self.recentCheckinsQuery(limit: limit), logger: logger)
         var checkins: [AdminOverview.RecentCheckin] = []
         for try await row in rows.decode((UUID, String, String, String, String?, String, [String], Date, Int).self) {
             checkins.append(
@@ -97,5 +74,34 @@ public struct AdminOverviewRepository: Sendable {
             )
         }
         return checkins
+    }
+
+    static func recentVenuesQuery(limit: Int) -> PostgresQuery {
+        """
+        SELECT v.external_id, v.name, a.last_checkin_at,
+               (SELECT count(*) FROM checkins c WHERE c.venue_id = v.id)
+        FROM (SELECT venue_id, activity_at, last_checkin_at FROM venue_activity WHERE last_checkin_at IS NOT NULL
+              ORDER BY activity_at DESC, venue_id DESC LIMIT \(limit)) a
+        JOIN venues v ON v.id = a.venue_id
+        ORDER BY a.activity_at DESC, a.venue_id DESC LIMIT \(limit)
+        """
+    }
+
+    static func recentDevicesQuery(limit: Int) -> PostgresQuery {
+        """
+        SELECT id, client_id, model, last_seen_at, excluded FROM devices
+        ORDER BY last_seen_at DESC, id DESC LIMIT \(limit)
+        """
+    }
+
+    static func recentCheckinsQuery(limit: Int) -> PostgresQuery {
+        """
+        SELECT c.id, v.external_id, v.name, d.client_id, d.model, c.status, c.reasons, c.received_at,
+               c.sample_count
+        FROM (SELECT id, venue_id, device_id, status, reasons, received_at, sample_count FROM checkins
+              ORDER BY received_at DESC LIMIT \(limit)) c
+        JOIN venues v ON v.id = c.venue_id JOIN devices d ON d.id = c.device_id
+        ORDER BY c.received_at DESC LIMIT \(limit)
+        """
     }
 }

@@ -43,26 +43,7 @@ public struct AdminVenueRepository: Sendable {
     /// Venues, newest activity first; with `search`, those whose name contains it (trigram index)
     /// or whose external id starts with it.
     public func list(search: String?, limit: Int, offset: Int) async throws -> [AdminVenueRow] {
-        let query: PostgresQuery
-        if let search, !search.isEmpty {
-            let escaped = Self.likeEscaped(search)
-            let contains = "%" + escaped.lowercased() + "%"
-            let prefix = escaped + "%"
-            query = """
-                SELECT v.external_id, v.name, v.category, a.activity_at, a.last_checkin_at,
-                       (SELECT count(*) FROM checkins c WHERE c.venue_id = v.id)
-                FROM venues v JOIN venue_activity a ON a.venue_id = v.id
-                WHERE lower(v.name) LIKE \(contains) OR v.external_id LIKE \(prefix)
-                ORDER BY a.activity_at DESC, a.venue_id DESC LIMIT \(limit) OFFSET \(offset)
-                """
-        } else {
-            query = """
-                SELECT v.external_id, v.name, v.category, a.activity_at, a.last_checkin_at,
-                       (SELECT count(*) FROM checkins c WHERE c.venue_id = v.id)
-                FROM venue_activity a JOIN venues v ON v.id = a.venue_id
-                ORDER BY a.activity_at DESC, a.venue_id DESC LIMIT \(limit) OFFSET \(offset)
-                """
-        }
+        let query = Self.listQuery(search: search, limit: limit, offset: offset)
         let rows = try await client.query(query, logger: logger)
         var venues: [AdminVenueRow] = []
         for try await row in rows.decode((String, String, String?, Date, Date?, Int).self) {
@@ -74,6 +55,33 @@ public struct AdminVenueRepository: Sendable {
             )
         }
         return venues
+    }
+
+    /// The page is cut first (inner LIMIT), so the check-in counts are taken for its rows only.
+    static func listQuery(search: String?, limit: Int, offset: Int) -> PostgresQuery {
+        if let search, !search.isEmpty {
+            let escaped = Self.likeEscaped(search)
+            let contains = "%" + escaped.lowercased() + "%"
+            let prefix = escaped + "%"
+            return """
+                SELECT v.external_id, v.name, v.category, a.activity_at, a.last_checkin_at,
+                       (SELECT count(*) FROM checkins c WHERE c.venue_id = v.id)
+                FROM (SELECT a.venue_id, a.activity_at, a.last_checkin_at
+                      FROM venues m JOIN venue_activity a ON a.venue_id = m.id
+                      WHERE lower(m.name) LIKE \(contains) OR m.external_id LIKE \(prefix)
+                      ORDER BY a.activity_at DESC, a.venue_id DESC LIMIT \(limit) OFFSET \(offset)) a
+                JOIN venues v ON v.id = a.venue_id
+                ORDER BY a.activity_at DESC, a.venue_id DESC LIMIT \(limit)
+                """
+        }
+        return """
+            SELECT v.external_id, v.name, v.category, a.activity_at, a.last_checkin_at,
+                   (SELECT count(*) FROM checkins c WHERE c.venue_id = v.id)
+            FROM (SELECT venue_id, activity_at, last_checkin_at FROM venue_activity
+                  ORDER BY activity_at DESC, venue_id DESC LIMIT \(limit) OFFSET \(offset)) a
+            JOIN venues v ON v.id = a.venue_id
+            ORDER BY a.activity_at DESC, a.venue_id DESC LIMIT \(limit)
+            """
     }
 
     /// When the venue last saw a check-in.
@@ -88,16 +96,7 @@ public struct AdminVenueRepository: Sendable {
     /// The venue's check-ins, newest first.
     public func checkins(venueID: Int64, limit: Int, offset: Int) async throws -> [AdminVenueCheckinRow] {
         let rows = try await client.query(
-            """
-            SELECT c.id, c.started_at, c.status, c.reasons, d.client_id, d.model, c.level_dbfs::float8,
-                   \(unescaped: AdminSchema.modelOffsetColumn), c.valid_seconds, c.sample_count,
-                   \(unescaped: AdminSchema.overrideColumn)
-            FROM checkins c JOIN devices d ON d.id = c.device_id
-            WHERE c.venue_id = \(venueID)
-            ORDER BY c.started_at DESC, c.id DESC LIMIT \(limit) OFFSET \(offset)
-            """,
-            logger: logger
-        )
+            Self.checkinsQuery(venueID: venueID, limit: limit, offset: offset), logger: logger)
         var checkins: [AdminVenueCheckinRow] = []
         for try await row in rows.decode(
             (UUID, Date, String, [String], String, String?, Double?, Double, Int?, Int, String?).self
@@ -111,6 +110,20 @@ public struct AdminVenueRepository: Sendable {
             )
         }
         return checkins
+    }
+
+    /// Newest first along `checkins_venue_started_idx`; devices are looked up for the page only.
+    static func checkinsQuery(venueID: Int64, limit: Int, offset: Int) -> PostgresQuery {
+        """
+        SELECT c.id, c.started_at, c.status, c.reasons, d.client_id, d.model, c.level_dbfs::float8,
+               \(unescaped: AdminSchema.modelOffsetColumn), c.valid_seconds, c.sample_count,
+               \(unescaped: AdminSchema.overrideColumn)
+        FROM (SELECT id, device_id, started_at, status, reasons, level_dbfs, valid_seconds, sample_count
+              FROM checkins WHERE venue_id = \(venueID)
+              ORDER BY started_at DESC LIMIT \(limit) OFFSET \(offset)) c
+        JOIN devices d ON d.id = c.device_id
+        ORDER BY c.started_at DESC LIMIT \(limit)
+        """
     }
 
     /// `text` with LIKE's wildcards and escape character taken literally (the default escape is `\`).
