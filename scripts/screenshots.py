@@ -34,11 +34,19 @@ def sign_in(page, base, user, password):
         sys.exit(f"sign-in failed: ended at {page.url}")
 
 
-def first_link(page, pattern):
-    for href in page.eval_on_selector_all("a[href]", "links => links.map(a => a.getAttribute('href'))"):
-        if re.match(pattern, href):
-            return href
-    return None
+def links(page, pattern):
+    hrefs = page.eval_on_selector_all("a[href]", "links => links.map(a => a.getAttribute('href'))")
+    return [href for href in hrefs if re.match(pattern, href)]
+
+
+def interesting_checkin(page):
+    """An outlier's or excluded check-in's link on a venue page if there is one, else the first."""
+    for status in ("outlier", "excluded"):
+        row = page.locator(f"tr:has(span.tag.{status}) a[href^='/farmer/checkins/']").first
+        if row.count():
+            return row.get_attribute("href")
+    found = links(page, r"^/farmer/checkins/")
+    return found[0] if found else None
 
 
 def shoot(page, out, name, width):
@@ -72,14 +80,14 @@ def main():
             shoot(page, out, "1-dashboard", width)
             page.goto(f"{base}/farmer/venues")
             shoot(page, out, "2-venues", width)
-            venue = first_link(page, r"^/farmer/venues/[^?]+$")
-            if venue:
+            for venue in links(page, r"^/farmer/venues/[^?]+$")[:10]:
                 page.goto(base + venue)
-                shoot(page, out, "3-venue", width)
-                checkin = first_link(page, r"^/farmer/checkins/")
+                checkin = interesting_checkin(page)
                 if checkin:
+                    shoot(page, out, "3-venue", width)
                     page.goto(base + checkin)
                     shoot(page, out, "4-checkin", width)
+                    break
             page.goto(f"{base}/farmer/devices")
             shoot(page, out, "5-devices", width)
             page.goto(f"{base}/farmer/bands")

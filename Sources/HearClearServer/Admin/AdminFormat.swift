@@ -12,6 +12,12 @@ enum AdminFormat {
         date.map { time($0) } ?? "–"
     }
 
+    /// `2026-11-21 21:03`, UTC: for lists, where the column header says UTC.
+    static func minute(_ date: Date?) -> String {
+        guard let date else { return "–" }
+        return String(time(date).prefix(16))
+    }
+
     /// A duration in the largest sensible unit: `42 s`, `5 min`, `3 h`, `2 d`.
     static func age(_ seconds: Double) -> String {
         let seconds = max(0, seconds)

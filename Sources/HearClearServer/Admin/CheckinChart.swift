@@ -53,17 +53,18 @@ struct CheckinChart {
         let averages = samples.averageDBFS.map { $0 + offsetDB }
         let peaks = samples.peakDBFS.map { $0 + offsetDB }
         let plausible = (averages + peaks).filter { $0.isFinite && $0 > CleaningRules().minimumLevelDBFS + offsetDB }
-        let low = ((plausible.min() ?? offsetDB - 60) / 10).rounded(.down) * 10
-        let high = max(((plausible.max() ?? offsetDB) / 10).rounded(.up) * 10, low + 10)
+        // 5 dB steps with at least 1 dB of margin, and at least 10 dB shown.
+        let low = (((plausible.min() ?? offsetDB - 60) - 1) / 5).rounded(.down) * 5
+        let high = max((((plausible.max() ?? offsetDB) + 1) / 5).rounded(.up) * 5, low + 10)
         let duration = max(offsets.last ?? 1, 1)
         let scale = Scale(low: low, high: high, duration: duration)
 
         averageLines = Self.lines(offsets: offsets, values: averages, scale: scale)
         peakLines = Self.lines(offsets: offsets, values: peaks, scale: scale)
         removed = Self.columns(offsets: offsets, rejections: rejections, scale: scale)
-        let yStep = high - low > 40 ? 10.0 : 5.0
+        let yStep = high - low > 40 ? 10.0 : high - low > 20 ? 5.0 : 2.5
         yTicks = stride(from: low, through: high, by: yStep).map {
-            Tick(position: Self.text(scale.y($0)), label: String(Int($0)))
+            Tick(position: Self.text(scale.y($0)), label: AdminFormat.bound($0))
         }
         let xStep = [5.0, 10, 15, 30, 60, 120, 300, 600, 900, 1800].first { duration / $0 <= 8 } ?? 3600
         xTicks = stride(from: 0, through: duration, by: xStep).map {

@@ -18,6 +18,7 @@ struct DashboardPage {
 
     struct Device {
         let shortID: String
+        let key: Int64
         let model: String
         let lastSeen: String
         let excluded: Bool
@@ -48,6 +49,7 @@ struct DashboardPage {
     let totalsAsOf: String
     let queue: [Figure]
     let venues: [Venue]
+    let hasVenues: Bool
     let devices: [Device]
     let checkins: [Checkin]
     let actions: [Action]
@@ -79,26 +81,28 @@ struct DashboardPage {
         ]
         self.venues = venues.map {
             Venue(
-                name: $0.name, link: "/farmer/venues/\($0.externalID)", lastCheckin: AdminFormat.time($0.lastCheckinAt),
+                name: $0.name, link: "/farmer/venues/\($0.externalID)",
+                lastCheckin: AdminFormat.minute($0.lastCheckinAt),
                 checkins: AdminFormat.count($0.checkins)
             )
         }
+        hasVenues = !venues.isEmpty
         self.devices = devices.map {
             Device(
-                shortID: DeviceLabel.shorten($0.clientID), model: $0.model ?? "unknown model",
-                lastSeen: AdminFormat.time($0.lastSeenAt), excluded: $0.excluded
+                shortID: DeviceLabel.shorten($0.clientID), key: $0.key, model: $0.model ?? "unknown model",
+                lastSeen: AdminFormat.minute($0.lastSeenAt), excluded: $0.excluded
             )
         }
         self.checkins = checkins.map {
             Checkin(
                 shortID: AdminFormat.shortCheckinID($0.id), link: "/farmer/checkins/\($0.id.uuidString.lowercased())",
                 venue: $0.venueName, status: $0.status, reasons: AdminFormat.reasons($0.reasons),
-                received: AdminFormat.time($0.receivedAt), samples: AdminFormat.count($0.sampleCount)
+                received: AdminFormat.minute($0.receivedAt), samples: AdminFormat.count($0.sampleCount)
             )
         }
         self.actions = actions.map {
             Action(
-                at: AdminFormat.time($0.at), user: $0.username, action: $0.action, subject: $0.subject,
+                at: AdminFormat.minute($0.at), user: $0.username, action: $0.action, subject: $0.subject,
                 detail: $0.detail)
         }
     }

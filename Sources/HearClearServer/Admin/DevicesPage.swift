@@ -24,6 +24,7 @@ struct DevicesPage {
     let title = "Devices"
     let chrome: AdminChrome
     let rows: [Row]
+    let hasRows: Bool
     let excludedOnly: Bool
     let page: Int
     let previous: String?
@@ -45,11 +46,12 @@ struct DevicesPage {
                 bias: bias.biasDB.map { AdminFormat.signed($0) + " dB" } ?? "–",
                 biasBasis: bias.checkinCount == 1 ? "1 shared check-in" : "\(bias.checkinCount) shared check-ins",
                 flagged: bias.isFlagged, excluded: report.excluded, excludedNote: row.summary.note,
-                lastSeen: AdminFormat.time(report.lastSeenAt),
+                lastSeen: AdminFormat.minute(report.lastSeenAt),
                 excludeAction: "/farmer/devices/\(report.key)/exclude",
                 includeAction: "/farmer/devices/\(report.key)/include"
             )
         }
+        hasRows = !rows.isEmpty
         self.excludedOnly = excludedOnly
         self.page = page
         self.previous = previous

@@ -17,6 +17,7 @@ struct VenueListPage {
     let searching: Bool
     let page: Int
     let rows: [Row]
+    let hasRows: Bool
     let previous: String?
     let next: String?
 
@@ -30,10 +31,11 @@ struct VenueListPage {
         self.rows = rows.map {
             Row(
                 name: $0.name, externalID: $0.externalID, link: "/farmer/venues/\($0.externalID)",
-                category: $0.category, activity: AdminFormat.time($0.activityAt),
+                category: $0.category, activity: AdminFormat.minute($0.activityAt),
                 checkins: AdminFormat.count($0.checkins)
             )
         }
+        hasRows = !rows.isEmpty
         self.previous = previous
         self.next = next
     }

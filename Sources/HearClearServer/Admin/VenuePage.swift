@@ -32,6 +32,7 @@ struct VenuePage {
     let overall: String?
     let heatMap: HeatMap?
     let checkins: [Checkin]
+    let hasCheckins: Bool
     let previous: String?
     let next: String?
 
@@ -61,12 +62,14 @@ struct VenuePage {
             let level = row.levelDBFS.map { $0 + row.modelOffsetDB + referenceOffsetDB }
             return Checkin(
                 shortID: AdminFormat.shortCheckinID(row.id), link: "/farmer/checkins/\(row.id.uuidString.lowercased())",
-                started: AdminFormat.time(row.startedAt), status: row.status, reasons: AdminFormat.reasons(row.reasons),
+                started: AdminFormat.minute(row.startedAt), status: row.status,
+                reasons: AdminFormat.reasons(row.reasons),
                 override: row.override.map { "forced \($0)" }, model: row.deviceModel ?? "unknown model",
                 device: DeviceLabel.shorten(row.deviceClientID), level: AdminFormat.decimal(level),
                 validShare: row.validSeconds.map { AdminFormat.percent($0, of: row.sampleCount) } ?? "–"
             )
         }
+        hasCheckins = !checkins.isEmpty
         self.previous = previous
         self.next = next
     }
