@@ -27,8 +27,8 @@ public struct VenueJudge: Sendable {
     }
 
     private struct Prepared {
-        let cleaned: CleanedSession
-        let hours: [HourStatistics]
+        let cleaning: CleaningSummary
+        var hours: [HourStatistics] { cleaning.hours }
         let usable: Bool
     }
 
@@ -92,13 +92,12 @@ public struct VenueJudge: Sendable {
         flagged[piece.checkinIndex]?.contains(piece.hourIndex) ?? false
     }
 
+    /// Cleans the check-in, unless it comes with the summary of an earlier cleaning.
     private func prepare(_ checkin: VenueCheckin) -> Prepared {
-        let cleaned = cleaner.clean(checkin.samples)
-        let hours =
-            (try? HourStatistics.perHour(samples: checkin.samples, kept: cleaned.kept, localHours: checkin.localHours))
-            ?? []
-        let usable = checkin.exclusionReasons.isEmpty && cleaned.verdict.isAccepted
-        return Prepared(cleaned: cleaned, hours: hours, usable: usable)
+        let cleaning =
+            checkin.summary
+            ?? CleaningSummary(cleaning: checkin.samples, localHours: checkin.localHours, cleaner: cleaner)
+        return Prepared(cleaning: cleaning, usable: checkin.exclusionReasons.isEmpty && cleaning.isAccepted)
     }
 
     /// Residual of every comparable piece: usable or device-excluded check-ins (not those at
@@ -126,7 +125,7 @@ public struct VenueJudge: Sendable {
     }
 
     private func isComparable(_ checkin: VenueCheckin, _ prepared: Prepared) -> Bool {
-        prepared.cleaned.verdict.isAccepted
+        prepared.cleaning.isAccepted
             && checkin.exclusionReasons.allSatisfy { $0 == JudgementReason.deviceExcluded }
     }
 
@@ -135,7 +134,7 @@ public struct VenueJudge: Sendable {
         zScores: [Int: Double], residuals: [Int: (residual: Double, others: Int)]
     ) -> CheckinJudgement {
         var reasons = checkin.exclusionReasons
-        if case .excluded(let exclusion) = prepared.cleaned.verdict { reasons.append(exclusion.rawValue) }
+        if let exclusion = prepared.cleaning.exclusion { reasons.append(exclusion.rawValue) }
         let countsSomewhere = prepared.hours.contains(where: \.countsInCell)
         if reasons.isEmpty, !countsSomewhere { reasons.append(JudgementReason.tooFewSecondsPerHour) }
         let status: CheckinStatus
@@ -153,9 +152,8 @@ public struct VenueJudge: Sendable {
                 isOutlier: flaggedHours.contains(hourIndex), modifiedZ: zScores[hourIndex],
                 residualDB: residuals[hourIndex]?.residual, otherDeviceCount: residuals[hourIndex]?.others ?? 0)
         }
-        let kept = zip(checkin.samples.averageDBFS, prepared.cleaned.kept).filter(\.1).map(\.0)
         return CheckinJudgement(
-            checkinID: checkin.id, status: status, reasons: reasons, levelDBFS: Level.energeticMean(kept),
-            validSeconds: prepared.cleaned.validSeconds, hours: hours)
+            checkinID: checkin.id, status: status, reasons: reasons, levelDBFS: prepared.cleaning.levelDBFS,
+            validSeconds: prepared.cleaning.validSeconds, hours: hours, cleaning: prepared.cleaning)
     }
 }
