@@ -50,7 +50,9 @@ public func buildApplication(
         await schemaReady.open()
     }
     // After the client, so that it stops before the client does.
-    app.addServices(AggregationWorker(client: client, logger: logger, gate: schemaReady))
+    app.addServices(
+        AggregationWorker(
+            client: client, logger: logger, gate: schemaReady, concurrency: configuration.aggregationWorkers))
     return app
 }
 

@@ -28,6 +28,8 @@ public struct ServerConfiguration: Sendable {
     /// puts 0 dBFS at 110 dB SPL, which reads the 2013 client's typical bar (amplitude 0.031,
     /// −30.2 dBFS) as 79.8 dB, "loud".
     public var referenceOffsetDB = 110.0
+    /// Venues this instance aggregates at once.
+    public var aggregationWorkers = 2
 
     public init() {}
 
@@ -41,6 +43,7 @@ public struct ServerConfiguration: Sendable {
         maxDistanceMetres = reader.double(forKey: "hearclear.max.distance.metres", default: maxDistanceMetres)
         databaseConnections = reader.int(forKey: "hearclear.database.connections", default: databaseConnections)
         referenceOffsetDB = reader.double(forKey: "hearclear.reference.offset.db", default: referenceOffsetDB)
+        aggregationWorkers = reader.int(forKey: "hearclear.aggregation.workers", default: aggregationWorkers)
         let format = reader.string(forKey: "hearclear.log.format", default: logFormat.rawValue)
         guard let logFormat = LogFormat(rawValue: format) else {
             throw ConfigurationError.invalid("log format must be 'text' or 'json', not '\(format)'")
@@ -54,8 +57,9 @@ public struct ServerConfiguration: Sendable {
         guard (1...65535).contains(port) || port == 0 else {
             throw ConfigurationError.invalid("port must be between 1 and 65535, not \(port)")
         }
-        guard maxDistanceMetres > 0, databaseConnections > 0 else {
-            throw ConfigurationError.invalid("max distance and database connections must be positive")
+        guard maxDistanceMetres > 0, databaseConnections > 0, (1...32).contains(aggregationWorkers) else {
+            throw ConfigurationError.invalid(
+                "max distance and database connections must be positive, aggregation workers 1…32")
         }
     }
 

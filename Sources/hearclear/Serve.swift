@@ -32,6 +32,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "PostgreSQL connections in the pool. Env: HEARCLEAR_DATABASE_CONNECTIONS. Default: 20")
     var databaseConnections: Int?
 
+    @Option(help: "Venues this instance aggregates at once. Env: HEARCLEAR_AGGREGATION_WORKERS. Default: 2")
+    var aggregationWorkers: Int?
+
     @OptionGroup var options: ServerOptions
 
     func run() async throws {
@@ -46,6 +49,9 @@ struct Serve: AsyncParsableCommand {
         }
         if let databaseConnections {
             extra[["hearclear", "database", "connections"]] = .init(.int(databaseConnections), isSecret: false)
+        }
+        if let aggregationWorkers {
+            extra[["hearclear", "aggregation", "workers"]] = .init(.int(aggregationWorkers), isSecret: false)
         }
         let reader = try await options.reader(extra: extra)
         let configuration = try ServerConfiguration(reader: reader)
