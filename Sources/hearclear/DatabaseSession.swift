@@ -5,8 +5,8 @@ import Logging
 import PostgresNIO
 
 /// A database for the commands that work on data directly (`devices`, `recompute`): DATABASE_URL,
-/// or the embedded PostgreSQL in the data directory started for the duration (refused while a
-/// server runs on it; use DATABASE_URL then). Pending migrations are applied first.
+/// else the embedded PostgreSQL of the data directory: the one a running server holds, or one
+/// started for the duration. Pending migrations are applied first.
 enum DatabaseSession {
     static func run<T: Sendable>(
         _ options: ServerOptions, _ body: (PostgresClient, ServerConfiguration, Logger) async throws -> T
@@ -24,6 +24,8 @@ enum DatabaseSession {
         let clientConfiguration: PostgresClient.Configuration
         if let url = configuration.databaseURL {
             clientConfiguration = try DatabaseURL.configuration(url)
+        } else if let running = EmbeddedPostgres.runningServer(dataDirectory: configuration.dataDirectory) {
+            clientConfiguration = running
         } else {
             let server = try EmbeddedPostgres.start(dataDirectory: configuration.dataDirectory, logger: logger)
             embedded = server

@@ -9,8 +9,8 @@ struct Migrate: AsyncParsableCommand {
         abstract: "Apply pending migrations (Migrations/*.sql) and exit.",
         discussion: """
             Each file runs in its own transaction under an advisory lock, and is recorded with its \
-            checksum; an applied file that was changed since is refused. Uses DATABASE_URL, or starts \
-            the embedded PostgreSQL in the data directory for the duration.
+            checksum; an applied file that was changed since is refused. Uses DATABASE_URL, else the \
+            embedded PostgreSQL of the data directory (the running server's, or started for the duration).
             """
     )
 
@@ -26,6 +26,8 @@ struct Migrate: AsyncParsableCommand {
             let clientConfiguration: PostgresClient.Configuration
             if let url = configuration.databaseURL {
                 clientConfiguration = try DatabaseURL.configuration(url)
+            } else if let running = EmbeddedPostgres.runningServer(dataDirectory: configuration.dataDirectory) {
+                clientConfiguration = running
             } else {
                 let server = try EmbeddedPostgres.start(dataDirectory: configuration.dataDirectory, logger: logger)
                 embedded = server
