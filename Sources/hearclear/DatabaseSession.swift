@@ -8,12 +8,15 @@ import PostgresNIO
 /// else the embedded PostgreSQL of the data directory: the one a running server holds, or one
 /// started for the duration. Pending migrations are applied first.
 enum DatabaseSession {
+    /// - Parameter quietLogs: print only warnings unless a log level is asked for (commands
+    ///   that print results); `migrate` keeps the server's info logs.
     static func run<T: Sendable>(
-        _ options: ServerOptions, _ body: (PostgresClient, ServerConfiguration, Logger) async throws -> T
+        _ options: ServerOptions, quietLogs: Bool = true,
+        _ body: (PostgresClient, ServerConfiguration, Logger, [Int]) async throws -> T
     ) async throws -> T {
         var configuration = try ServerConfiguration(reader: try await options.reader())
         // These commands print their results; the server's info logs would drown them.
-        if options.logLevel == nil, ProcessInfo.processInfo.environment["HEARCLEAR_LOG_LEVEL"] == nil {
+        if quietLogs, options.logLevel == nil, ProcessInfo.processInfo.environment["HEARCLEAR_LOG_LEVEL"] == nil {
             configuration.logLevel = .warning
         }
         let logger = Logging.bootstrap(configuration)
@@ -38,8 +41,8 @@ enum DatabaseSession {
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
-            try await MigrationRunner(client: client, migrations: migrations, logger: logger).apply()
-            return try await body(client, configuration, logger)
+            let applied = try await MigrationRunner(client: client, migrations: migrations, logger: logger).apply()
+            return try await body(client, configuration, logger, applied)
         }
     }
 }

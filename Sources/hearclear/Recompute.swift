@@ -17,7 +17,7 @@ struct Recompute: AsyncParsableCommand {
     @OptionGroup var options: ServerOptions
 
     func run() async throws {
-        try await DatabaseSession.run(options) { client, _, logger in
+        try await DatabaseSession.run(options) { client, _, logger, _ in
             let queue = AggregationQueue(client: client, logger: logger)
             let aggregator = Aggregator(client: client, logger: logger)
             if let venue {
