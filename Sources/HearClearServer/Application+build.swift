@@ -3,6 +3,7 @@ import HearClearStore
 import Hummingbird
 import Logging
 import PostgresNIO
+import Prometheus
 import ServiceLifecycle
 
 /// Where the server's database comes from.
@@ -49,7 +50,9 @@ public func buildApplication(
         await schemaReady.open()
     }
     // After the client, so that it stops before the client does.
-    app.addServices(AggregationWorker(client: client, logger: logger, gate: schemaReady))
+    app.addServices(
+        AggregationWorker(
+            client: client, logger: logger, gate: schemaReady, concurrency: configuration.aggregationWorkers))
     return app
 }
 
@@ -61,6 +64,7 @@ public func buildRouter(
     let routeIndex = RouteIndex()
     router.add(middleware: ResponseCompressionMiddleware())
     router.add(middleware: AccessLogMiddleware())
+    router.add(middleware: MetricsMiddleware())
     router.add(middleware: ErrorMiddleware(routes: routeIndex))
     router.add(middleware: BodyLimitMiddleware())
 
@@ -74,6 +78,7 @@ public func buildRouter(
         logger: logger)
 
     HealthController(client: client, migrations: migrations).addRoutes(to: router)
+    MetricsController(registry: PrometheusMetricsFactory.defaultRegistry).addRoutes(to: router)
     let v2 = router.group("api/v2")
     VenuesController(venues: venues, loudness: loudness).addRoutes(to: v2)
     CheckinsController(ingest: ingest, checkins: checkins, loudness: loudness).addRoutes(to: v2)

@@ -28,6 +28,8 @@ public struct ServerConfiguration: Sendable {
     /// puts 0 dBFS at 110 dB SPL, which reads the 2013 client's typical bar (amplitude 0.031,
     /// −30.2 dBFS) as 79.8 dB, "loud".
     public var referenceOffsetDB = 110.0
+    /// Venues this instance aggregates at once.
+    public var aggregationWorkers = 2
     /// The admin's user name at `/farmer`.
     public var adminUser = "admin"
     /// bcrypt hash of the admin password (`$2b$12$…`); wins over `adminPassword`.
@@ -50,6 +52,7 @@ public struct ServerConfiguration: Sendable {
         maxDistanceMetres = reader.double(forKey: "hearclear.max.distance.metres", default: maxDistanceMetres)
         databaseConnections = reader.int(forKey: "hearclear.database.connections", default: databaseConnections)
         referenceOffsetDB = reader.double(forKey: "hearclear.reference.offset.db", default: referenceOffsetDB)
+        aggregationWorkers = reader.int(forKey: "hearclear.aggregation.workers", default: aggregationWorkers)
         adminUser = reader.string(forKey: "hearclear.admin.user", default: adminUser)
         adminPasswordHash = reader.string(forKey: "hearclear.admin.password.hash", isSecret: true)
         adminPassword = reader.string(forKey: "hearclear.admin.password", isSecret: true)
@@ -70,8 +73,9 @@ public struct ServerConfiguration: Sendable {
         guard !adminUser.isEmpty, adminUser.count <= 64 else {
             throw ConfigurationError.invalid("admin user must be 1 to 64 characters")
         }
-        guard maxDistanceMetres > 0, databaseConnections > 0 else {
-            throw ConfigurationError.invalid("max distance and database connections must be positive")
+        guard maxDistanceMetres > 0, databaseConnections > 0, (1...32).contains(aggregationWorkers) else {
+            throw ConfigurationError.invalid(
+                "max distance and database connections must be positive, aggregation workers 1…32")
         }
     }
 

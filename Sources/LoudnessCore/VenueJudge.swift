@@ -32,8 +32,8 @@ public struct VenueJudge: Sendable {
     }
 
     private struct Prepared {
-        let cleaned: CleanedSession
-        let hours: [HourStatistics]
+        let cleaning: CleaningSummary
+        var hours: [HourStatistics] { cleaning.hours }
         let usable: Bool
     }
 
@@ -100,13 +100,13 @@ public struct VenueJudge: Sendable {
         flagged[piece.checkinIndex]?.contains(piece.hourIndex) ?? false
     }
 
+    /// Cleans the check-in, unless it comes with the summary of an earlier cleaning.
     private func prepare(_ checkin: VenueCheckin) -> Prepared {
-        let cleaned = cleaner.clean(checkin.samples)
-        let hours =
-            (try? HourStatistics.perHour(samples: checkin.samples, kept: cleaned.kept, localHours: checkin.localHours))
-            ?? []
-        let usable = checkin.forcedInclusion || (checkin.exclusionReasons.isEmpty && cleaned.verdict.isAccepted)
-        return Prepared(cleaned: cleaned, hours: hours, usable: usable)
+        let cleaning =
+            checkin.summary
+            ?? CleaningSummary(cleaning: checkin.samples, localHours: checkin.localHours, cleaner: cleaner)
+        let usable = checkin.forcedInclusion || (checkin.exclusionReasons.isEmpty && cleaning.isAccepted)
+        return Prepared(cleaning: cleaning, usable: usable)
     }
 
     /// Residual of every comparable piece: usable or device-excluded check-ins (not those at
@@ -134,7 +134,7 @@ public struct VenueJudge: Sendable {
     }
 
     private func isComparable(_ checkin: VenueCheckin, _ prepared: Prepared) -> Bool {
-        prepared.cleaned.verdict.isAccepted
+        prepared.cleaning.isAccepted
             && checkin.exclusionReasons.allSatisfy { $0 == JudgementReason.deviceExcluded }
     }
 
@@ -143,9 +143,7 @@ public struct VenueJudge: Sendable {
         zScores: [Int: Double], residuals: [Int: (residual: Double, others: Int)]
     ) -> CheckinJudgement {
         var reasons = checkin.forcedInclusion ? [] : checkin.exclusionReasons
-        if !checkin.forcedInclusion, case .excluded(let exclusion) = prepared.cleaned.verdict {
-            reasons.append(exclusion.rawValue)
-        }
+        if !checkin.forcedInclusion, let exclusion = prepared.cleaning.exclusion { reasons.append(exclusion.rawValue) }
         let countsSomewhere = prepared.hours.contains(where: \.countsInCell)
         if reasons.isEmpty, !countsSomewhere { reasons.append(JudgementReason.tooFewSecondsPerHour) }
         let status: CheckinStatus
@@ -166,9 +164,8 @@ public struct VenueJudge: Sendable {
                 isOutlier: flaggedHours.contains(hourIndex), modifiedZ: zScores[hourIndex],
                 residualDB: residuals[hourIndex]?.residual, otherDeviceCount: residuals[hourIndex]?.others ?? 0)
         }
-        let kept = zip(checkin.samples.averageDBFS, prepared.cleaned.kept).filter(\.1).map(\.0)
         return CheckinJudgement(
-            checkinID: checkin.id, status: status, reasons: reasons, levelDBFS: Level.energeticMean(kept),
-            validSeconds: prepared.cleaned.validSeconds, hours: hours)
+            checkinID: checkin.id, status: status, reasons: reasons, levelDBFS: prepared.cleaning.levelDBFS,
+            validSeconds: prepared.cleaning.validSeconds, hours: hours, cleaning: prepared.cleaning)
     }
 }

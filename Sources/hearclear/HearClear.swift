@@ -10,6 +10,8 @@ struct HearClear: AsyncParsableCommand {
             outliers and tells people how loud a venue is at a given hour. Every serve option can also \
             be set through the environment variable named in its help; flags win over variables.
             """,
-        subcommands: [Serve.self, Migrate.self, Meter.self, Loadtest.self, Devices.self, Recompute.self, Simulate.self]
+        subcommands: [
+            Serve.self, Migrate.self, Meter.self, Devices.self, Recompute.self, Simulate.self, Loadtest.self,
+        ]
     )
 }

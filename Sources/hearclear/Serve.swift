@@ -3,6 +3,8 @@ import Configuration
 import HearClearServer
 import HearClearStore
 import Logging
+import Metrics
+import Prometheus
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,6 +32,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "PostgreSQL connections in the pool. Env: HEARCLEAR_DATABASE_CONNECTIONS. Default: 20")
     var databaseConnections: Int?
 
+    @Option(help: "Venues this instance aggregates at once. Env: HEARCLEAR_AGGREGATION_WORKERS. Default: 2")
+    var aggregationWorkers: Int?
     @Option(help: "User name of the admin at /farmer. Env: HEARCLEAR_ADMIN_USER. Default: admin")
     var adminUser: String?
 
@@ -61,6 +65,9 @@ struct Serve: AsyncParsableCommand {
         if let databaseConnections {
             extra[["hearclear", "database", "connections"]] = .init(.int(databaseConnections), isSecret: false)
         }
+        if let aggregationWorkers {
+            extra[["hearclear", "aggregation", "workers"]] = .init(.int(aggregationWorkers), isSecret: false)
+        }
         if let adminUser { extra[["hearclear", "admin", "user"]] = .init(.string(adminUser), isSecret: false) }
         if let adminPasswordHash {
             extra[["hearclear", "admin", "password", "hash"]] = .init(.string(adminPasswordHash), isSecret: true)
@@ -70,6 +77,7 @@ struct Serve: AsyncParsableCommand {
         let reader = try await options.reader(extra: extra)
         let configuration = try ServerConfiguration(reader: reader)
         let logger = Logging.bootstrap(configuration)
+        MetricsSystem.bootstrap(PrometheusMetricsFactory())
         do {
             let database: DatabaseSource =
                 if let url = configuration.databaseURL { .external(try DatabaseURL.configuration(url)) } else { .embedded }

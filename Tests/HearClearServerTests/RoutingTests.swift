@@ -112,3 +112,16 @@ enum OpenAPIPaths {
         return operations
     }
 }
+
+@Suite("Metrics")
+struct MetricsTests {
+    @Test("/metrics answers in the Prometheus text format")
+    func metrics() async throws {
+        try await withRouterApp { client, _ in
+            let response = try await client.execute(uri: "/metrics", method: .get)
+
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType]?.hasPrefix("text/plain; version=0.0.4") == true)
+        }
+    }
+}

@@ -6,9 +6,12 @@ public struct JSONLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     public var logLevel: Logger.Level = .info
     private let label: String
+    private let write: @Sendable (Data) -> Void
 
-    public init(label: String) {
+    /// - Parameter write: where lines go; stdout unless a test says otherwise.
+    public init(label: String, write: @escaping @Sendable (Data) -> Void = { FileHandle.standardOutput.write($0) }) {
         self.label = label
+        self.write = write
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -26,6 +29,6 @@ public struct JSONLogHandler: LogHandler {
         }
         guard var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
         data.append(0x0A)
-        FileHandle.standardOutput.write(data)
+        write(data)
     }
 }

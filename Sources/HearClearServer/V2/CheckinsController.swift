@@ -1,6 +1,7 @@
 import Foundation
 import HearClearStore
 import Hummingbird
+import Metrics
 
 /// `POST /api/v2/checkins` and `GET /api/v2/checkins/{id}`.
 struct CheckinsController {
@@ -18,6 +19,8 @@ struct CheckinsController {
         let submission = try CheckinValidator(now: Date()).validate(body)
         switch try await ingest.submit(submission) {
         case .created(let receipt):
+            IngestMetrics.checkins.increment()
+            IngestMetrics.samples.increment(by: receipt.sampleCount)
             return try JSONResponse.make(
                 ReceiptBody(receipt), status: .created,
                 headers: [.location: "/api/v2/checkins/\(receipt.id.uuidString.lowercased())"]
@@ -50,4 +53,10 @@ struct CheckinsController {
         }
         return try JSONResponse.make(body)
     }
+}
+
+/// Counters of what ingest stored (first receipts only).
+enum IngestMetrics {
+    static let checkins = Counter(label: "hearclear_checkins_stored_total")
+    static let samples = Counter(label: "hearclear_samples_stored_total")
 }
