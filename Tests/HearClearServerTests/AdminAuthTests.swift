@@ -76,6 +76,18 @@ struct AdminAuthTests {
         }
     }
 
+    @Test("an expired session opens nothing")
+    func expiredSession() async throws {
+        try await withRouterApp { client, database in
+            var browser = try await AdminBrowser.signedIn(client)
+            try await database.query("UPDATE admin_sessions SET expires_at = now() - interval '1 second'")
+            let response = try await browser.get("/farmer/dashboard")
+
+            #expect(response.status == .seeOther)
+            #expect(response.headers[.location] == "/farmer?next=%2Ffarmer%2Fdashboard")
+        }
+    }
+
     @Test("the session cookie is Secure when configured")
     func secureCookie() async throws {
         var configuration = testConfiguration()
