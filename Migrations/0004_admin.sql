@@ -71,16 +71,10 @@ $$;
 CREATE TRIGGER venue_activity_on_venue AFTER INSERT ON venues
     FOR EACH ROW EXECUTE FUNCTION venue_activity_on_venue();
 
--- Only moves forward, so a late retry never makes a venue look older.
-CREATE FUNCTION venue_activity_on_checkin() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    UPDATE venue_activity SET activity_at = NEW.received_at, last_checkin_at = NEW.received_at
-    WHERE venue_id = NEW.venue_id AND (last_checkin_at IS NULL OR last_checkin_at < NEW.received_at);
-    RETURN NULL;
-END
-$$;
-CREATE TRIGGER venue_activity_on_checkin AFTER INSERT ON checkins
-    FOR EACH ROW EXECUTE FUNCTION venue_activity_on_checkin();
+-- Check-ins move a venue's activity through the aggregation worker (AggregationRepository), not a
+-- trigger on checkins: ingest then never waits on a venue's one activity row, which would queue
+-- concurrent check-ins of a busy venue behind each other's commits. The list is as fresh as the
+-- grid, within about a second.
 
 -- The devices list: most recently seen first with a stable order, and the excluded ones alone.
 CREATE INDEX admin_devices_seen_idx ON devices (last_seen_at DESC, id DESC);

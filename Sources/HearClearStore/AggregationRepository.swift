@@ -132,6 +132,16 @@ public struct AggregationRepository: Sendable {
         try await insertHours(result.newHours, venueID: venueID, on: connection)
         try await updateHours(result.changedHours, on: connection)
         try await writeCells(result.cells, venueID: venueID, on: connection)
+        // The admin's "newest activity first" (only moves forward: a late retry never makes a
+        // venue look older).
+        try await connection.query(
+            """
+            UPDATE venue_activity SET activity_at = greatest(activity_at, m.last), last_checkin_at = m.last
+            FROM (SELECT max(received_at) AS last FROM checkins WHERE venue_id = \(venueID)) AS m
+            WHERE venue_id = \(venueID) AND m.last IS NOT NULL
+              AND (last_checkin_at IS NULL OR last_checkin_at < m.last)
+            """,
+            logger: logger)
     }
 
     private func updateHours(_ hours: [AggregationResult.Hour], on connection: PostgresConnection) async throws {

@@ -46,6 +46,12 @@ struct AdminQueryPlanTests {
             SELECT v.id, w, h, -30, -31, -29, 1, 3, 3, 'medium'
             FROM venues v, generate_series(1, 7) w, generate_series(18, 23) h
             """,
+            // What the aggregation worker records as each venue's newest check-in.
+            """
+            UPDATE venue_activity a SET last_checkin_at = m.last, activity_at = greatest(a.activity_at, m.last)
+            FROM (SELECT venue_id, max(received_at) AS last FROM checkins GROUP BY venue_id) m
+            WHERE a.venue_id = m.venue_id
+            """,
             "ANALYZE",
         ]
         for statement in statements {
