@@ -1,11 +1,15 @@
 import Hummingbird
+import NIOCore
 
 /// The request context of every HearClear route.
 public struct AppRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
+    /// The peer's address (nil in router tests); the admin's login backoff keys on it.
+    public let remoteAddress: SocketAddress?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
+        self.remoteAddress = source.channel.remoteAddress
     }
 
     /// Bodies are collected by `BodyLimitMiddleware`, which applies the real limits.

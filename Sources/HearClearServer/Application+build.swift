@@ -50,7 +50,9 @@ public func buildApplication(
         await schemaReady.open()
     }
     // After the client, so that it stops before the client does.
-    app.addServices(AggregationWorker(client: client, logger: logger, gate: schemaReady))
+    app.addServices(
+        AggregationWorker(
+            client: client, logger: logger, gate: schemaReady, concurrency: configuration.aggregationWorkers))
     return app
 }
 
@@ -88,6 +90,7 @@ public func buildRouter(
         bands: BandRepository(client: client, logger: logger), ingest: ingest,
         referenceOffsetDB: configuration.referenceOffsetDB, loudness: loudness
     ).addRoutes(to: router.group("api/v1"))
+    try AdminController.build(configuration: configuration, client: client, logger: logger).addRoutes(to: router)
 
     routeIndex.load(router.routes.map { ("\($0.path)", $0.method) })
     return router

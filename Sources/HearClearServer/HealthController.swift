@@ -14,7 +14,7 @@ struct HealthController {
         }
         router.get("ready") { _, context in
             do {
-                guard try await withTimeout(.seconds(2), { try await migrations.isUpToDate() }) else {
+                guard try await withTimeout(.seconds(5), { try await migrations.isUpToDate() }) else {
                     return try JSONResponse.make(["status": "migrations pending"], status: .serviceUnavailable)
                 }
                 return try JSONResponse.make(["status": "ready"])

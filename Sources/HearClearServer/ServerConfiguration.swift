@@ -28,6 +28,17 @@ public struct ServerConfiguration: Sendable {
     /// puts 0 dBFS at 110 dB SPL, which reads the 2013 client's typical bar (amplitude 0.031,
     /// −30.2 dBFS) as 79.8 dB, "loud".
     public var referenceOffsetDB = 110.0
+    /// Venues this instance aggregates at once.
+    public var aggregationWorkers = 2
+    /// The admin's user name at `/farmer`.
+    public var adminUser = "admin"
+    /// bcrypt hash of the admin password (`$2b$12$…`); wins over `adminPassword`.
+    public var adminPasswordHash: String?
+    /// The admin password in clear, hashed at start. With neither set, a password is generated
+    /// once and only its hash kept in `<dataDirectory>/admin-password.bcrypt`.
+    public var adminPassword: String?
+    /// Mark the admin session cookie `Secure` (set it when served over TLS).
+    public var adminSecureCookie = false
 
     public init() {}
 
@@ -41,6 +52,11 @@ public struct ServerConfiguration: Sendable {
         maxDistanceMetres = reader.double(forKey: "hearclear.max.distance.metres", default: maxDistanceMetres)
         databaseConnections = reader.int(forKey: "hearclear.database.connections", default: databaseConnections)
         referenceOffsetDB = reader.double(forKey: "hearclear.reference.offset.db", default: referenceOffsetDB)
+        aggregationWorkers = reader.int(forKey: "hearclear.aggregation.workers", default: aggregationWorkers)
+        adminUser = reader.string(forKey: "hearclear.admin.user", default: adminUser)
+        adminPasswordHash = reader.string(forKey: "hearclear.admin.password.hash", isSecret: true)
+        adminPassword = reader.string(forKey: "hearclear.admin.password", isSecret: true)
+        adminSecureCookie = reader.bool(forKey: "hearclear.admin.secure.cookie", default: adminSecureCookie)
         let format = reader.string(forKey: "hearclear.log.format", default: logFormat.rawValue)
         guard let logFormat = LogFormat(rawValue: format) else {
             throw ConfigurationError.invalid("log format must be 'text' or 'json', not '\(format)'")
@@ -54,8 +70,12 @@ public struct ServerConfiguration: Sendable {
         guard (1...65535).contains(port) || port == 0 else {
             throw ConfigurationError.invalid("port must be between 1 and 65535, not \(port)")
         }
-        guard maxDistanceMetres > 0, databaseConnections > 0 else {
-            throw ConfigurationError.invalid("max distance and database connections must be positive")
+        guard !adminUser.isEmpty, adminUser.count <= 64 else {
+            throw ConfigurationError.invalid("admin user must be 1 to 64 characters")
+        }
+        guard maxDistanceMetres > 0, databaseConnections > 0, (1...32).contains(aggregationWorkers) else {
+            throw ConfigurationError.invalid(
+                "max distance and database connections must be positive, aggregation workers 1…32")
         }
     }
 

@@ -96,6 +96,16 @@ public struct AggregationQueue: Sendable {
             logger: logger)
     }
 
+    /// Makes the next judgement of one venue (or of all) clean its check-ins again instead of
+    /// reusing their stored cleaning: for a recompute after a change of method.
+    public func forgetCleaning(venueID: Int64? = nil) async throws {
+        if let venueID {
+            try await client.query("UPDATE checkins SET cleaned_at = NULL WHERE venue_id = \(venueID)", logger: logger)
+        } else {
+            try await client.query("UPDATE checkins SET cleaned_at = NULL WHERE cleaned_at IS NOT NULL", logger: logger)
+        }
+    }
+
     /// Queues every venue that has check-ins; returns how many.
     @discardableResult
     public func enqueueAll() async throws -> Int {

@@ -12,64 +12,161 @@ public struct AggregationRepository: Sendable {
     }
 
     /// The venue and all its check-ins, oldest first; `nil` when the venue does not exist.
+    /// Raw samples are read only for check-ins not cleaned yet; the others come with their
+    /// stored cleaning and judgement.
     public func load(venueID: Int64, on connection: PostgresConnection) async throws -> AggregationInput? {
         let venueRows = try await connection.query(
             "SELECT external_id, timezone FROM venues WHERE id = \(venueID)", logger: logger)
         var venue: (String, String?)?
         for try await row in venueRows.decode((String, String?).self) { venue = row }
         guard let venue else { return nil }
+        let hours = try await storedHours(venueID: venueID, on: connection)
         let rows = try await connection.query(
             """
-            SELECT c.id, c.device_id, d.excluded, COALESCE(o.offset_db, 0)::float8, c.started_at, c.offsets_s,
-                   c.utc_offsets_min, c.average_dbfs, c.peak_dbfs, c.receipt_reasons
+            SELECT c.id, c.device_id, d.excluded, COALESCE(o.offset_db, 0)::float8, c.receipt_reasons,
+                   c.cleaned_at IS NOT NULL, c.clean_exclusion, COALESCE(c.valid_seconds, 0), c.level_dbfs, c.status,
+                   c.reasons,
+                   CASE WHEN c.cleaned_at IS NULL THEN c.started_at END,
+                   CASE WHEN c.cleaned_at IS NULL THEN c.offsets_s END,
+                   CASE WHEN c.cleaned_at IS NULL THEN c.utc_offsets_min END,
+                   CASE WHEN c.cleaned_at IS NULL THEN c.average_dbfs END,
+                   CASE WHEN c.cleaned_at IS NULL THEN c.peak_dbfs END,
+                   a.decision
             FROM checkins c
             JOIN devices d ON d.id = c.device_id
             LEFT JOIN device_model_offsets o ON o.model = d.model
+            LEFT JOIN checkin_overrides a ON a.checkin_id = c.id
             WHERE c.venue_id = \(venueID)
             ORDER BY c.started_at, c.id
             """,
             logger: logger)
         var checkins: [AggregationInput.Checkin] = []
         for try await row in rows.decode(
-            (UUID, Int64, Bool, Double, Date, [Int32], [Int16], [Float], [Float], [String]).self)
+            (
+                UUID, Int64, Bool, Double, [String], Bool, String?, Int, Float?, String, [String], Date?, [Int32]?,
+                [Int16]?, [Float]?, [Float]?, String?
+            ).self)
         {
+            var raw: AggregationInput.Raw?
+            var stored: AggregationInput.Stored?
+            if row.5 {
+                stored = .init(
+                    cleanExclusion: row.6, validSeconds: row.7, levelDBFS: row.8.map(Double.init), status: row.9,
+                    reasons: row.10, hours: hours[row.0] ?? [])
+            } else if let startedAt = row.11, let offsets = row.12, let zones = row.13, let averages = row.14,
+                let peaks = row.15
+            {
+                raw = .init(
+                    startedAt: startedAt, offsetsSeconds: offsets, utcOffsetsMinutes: zones, averageDBFS: averages,
+                    peakDBFS: peaks)
+            }
             checkins.append(
                 .init(
-                    id: row.0, deviceKey: row.1, deviceExcluded: row.2, modelOffsetDB: row.3, startedAt: row.4,
-                    offsetsSeconds: row.5, utcOffsetsMinutes: row.6, averageDBFS: row.7, peakDBFS: row.8,
-                    receiptReasons: row.9))
+                    id: row.0, deviceKey: row.1, deviceExcluded: row.2, modelOffsetDB: row.3, receiptReasons: row.4,
+                    raw: raw, stored: stored, adminDecision: row.16.flatMap(AggregationInput.AdminDecision.init)))
         }
         return AggregationInput(venueID: venueID, venueExternalID: venue.0, timezone: venue.1, checkins: checkins)
     }
 
-    /// Replaces the venue's judgements, `checkin_hours` rows and `loudness_cells`.
+    /// The hour rows of the venue's cleaned check-ins, by check-in.
+    private func storedHours(venueID: Int64, on connection: PostgresConnection) async throws
+        -> [UUID: [AggregationResult.Hour]]
+    {
+        let rows = try await connection.query(
+            """
+            SELECT h.checkin_id, h.device_id, h.weekday, h.hour, h.leq_dbfs, h.l10_dbfs, h.l50_dbfs, h.l90_dbfs,
+                   h.max_peak_dbfs, h.valid_seconds, h.model_offset_db, h.counted, h.outlier, h.modified_z,
+                   h.residual_db, h.other_devices
+            FROM checkin_hours h JOIN checkins c ON c.id = h.checkin_id
+            WHERE h.venue_id = \(venueID) AND c.cleaned_at IS NOT NULL
+            ORDER BY h.checkin_id, h.weekday, h.hour
+            """,
+            logger: logger)
+        var hours: [UUID: [AggregationResult.Hour]] = [:]
+        for try await row in rows.decode(
+            (UUID, Int64, Int16, Int16, Float, Float, Float, Float, Float, Int32, Float, Bool, Bool, Float?, Float?, Int32)
+                .self)
+        {
+            hours[row.0, default: []].append(
+                .init(
+                    checkinID: row.0, deviceKey: row.1, weekday: Int(row.2), hour: Int(row.3), leqDBFS: Double(row.4),
+                    l10DBFS: Double(row.5), l50DBFS: Double(row.6), l90DBFS: Double(row.7), maxPeakDBFS: Double(row.8),
+                    validSeconds: Int(row.9), modelOffsetDB: Double(row.10), counted: row.11, outlier: row.12,
+                    modifiedZ: row.13.map(Double.init), residualDB: row.14.map(Double.init), otherDevices: Int(row.15)))
+        }
+        return hours
+    }
+
+    /// Writes what changed: the judgements given, the hour rows of newly cleaned check-ins
+    /// (replacing any old ones), the changed hour rows of the others, and all the venue's cells.
     /// Optional numbers travel as NaN in the arrays (PostgresNIO binds no NULL array elements)
     /// and reasons as one comma-joined string per check-in (they are identifiers).
     public func write(_ result: AggregationResult, on connection: PostgresConnection) async throws {
         let venueID = result.venueID
         let judgements = result.judgements
+        if !judgements.isEmpty {
+            try await connection.query(
+                """
+                UPDATE checkins AS c SET
+                    status = u.status,
+                    reasons = CASE WHEN u.reasons = '' THEN '{}'::text[] ELSE string_to_array(u.reasons, ',') END,
+                    level_dbfs = NULLIF(u.level, 'NaN'::real), valid_seconds = u.valid, judged_at = now(),
+                    cleaned_at = CASE WHEN u.newly THEN now() ELSE c.cleaned_at END,
+                    clean_exclusion = CASE WHEN u.newly THEN NULLIF(u.clean, '') ELSE c.clean_exclusion END
+                FROM unnest(\(judgements.map(\.checkinID))::uuid[], \(judgements.map(\.status))::text[],
+                            \(judgements.map { $0.reasons.joined(separator: ",") })::text[],
+                            \(judgements.map { Float($0.levelDBFS ?? .nan) })::real[],
+                            \(judgements.map { Int32($0.validSeconds) })::integer[],
+                            \(judgements.map(\.newlyCleaned))::boolean[],
+                            \(judgements.map { $0.cleanExclusion ?? "" })::text[])
+                     AS u(id, status, reasons, level, valid, newly, clean)
+                WHERE c.id = u.id AND c.venue_id = \(venueID)
+                """,
+                logger: logger)
+        }
+        let newlyCleaned = judgements.filter(\.newlyCleaned).map(\.checkinID)
+        if !newlyCleaned.isEmpty {
+            try await connection.query(
+                "DELETE FROM checkin_hours WHERE checkin_id = ANY(\(newlyCleaned))", logger: logger)
+        }
+        try await insertHours(result.newHours, venueID: venueID, on: connection)
+        try await updateHours(result.changedHours, on: connection)
+        try await writeCells(result.cells, venueID: venueID, on: connection)
+        // The admin's "newest activity first" (only moves forward: a late retry never makes a
+        // venue look older).
         try await connection.query(
             """
-            UPDATE checkins AS c SET
-                status = u.status,
-                reasons = CASE WHEN u.reasons = '' THEN '{}'::text[] ELSE string_to_array(u.reasons, ',') END,
-                level_dbfs = NULLIF(u.level, 'NaN'::real), valid_seconds = u.valid, judged_at = now()
-            FROM unnest(\(judgements.map(\.checkinID))::uuid[], \(judgements.map(\.status))::text[],
-                        \(judgements.map { $0.reasons.joined(separator: ",") })::text[],
-                        \(judgements.map { Float($0.levelDBFS ?? .nan) })::real[],
-                        \(judgements.map { Int32($0.validSeconds) })::integer[])
-                 AS u(id, status, reasons, level, valid)
-            WHERE c.id = u.id AND c.venue_id = \(venueID)
+            UPDATE venue_activity SET activity_at = greatest(activity_at, m.last), last_checkin_at = m.last
+            FROM (SELECT max(received_at) AS last FROM checkins WHERE venue_id = \(venueID)) AS m
+            WHERE venue_id = \(venueID) AND m.last IS NOT NULL
+              AND (last_checkin_at IS NULL OR last_checkin_at < m.last)
             """,
             logger: logger)
-        try await writeHours(result.hours, venueID: venueID, on: connection)
-        try await writeCells(result.cells, venueID: venueID, on: connection)
     }
 
-    private func writeHours(_ hours: [AggregationResult.Hour], venueID: Int64, on connection: PostgresConnection)
+    private func updateHours(_ hours: [AggregationResult.Hour], on connection: PostgresConnection) async throws {
+        guard !hours.isEmpty else { return }
+        try await connection.query(
+            """
+            UPDATE checkin_hours AS h SET
+                model_offset_db = u.model_offset, counted = u.counted, outlier = u.outlier,
+                modified_z = NULLIF(u.z, 'NaN'::real), residual_db = NULLIF(u.residual, 'NaN'::real),
+                other_devices = u.others
+            FROM unnest(
+                \(hours.map(\.checkinID))::uuid[], \(hours.map { Int16($0.weekday) })::smallint[],
+                \(hours.map { Int16($0.hour) })::smallint[], \(hours.map { Float($0.modelOffsetDB) })::real[],
+                \(hours.map(\.counted))::boolean[], \(hours.map(\.outlier))::boolean[],
+                \(hours.map { Float($0.modifiedZ ?? .nan) })::real[], \(hours.map { Float($0.residualDB ?? .nan) })::real[],
+                \(hours.map { Int32($0.otherDevices) })::integer[])
+              AS u(checkin_id, weekday, hour, model_offset, counted, outlier, z, residual, others)
+            WHERE h.checkin_id = u.checkin_id AND h.weekday = u.weekday AND h.hour = u.hour
+            """,
+            logger: logger)
+    }
+
+    private func insertHours(_ hours: [AggregationResult.Hour], venueID: Int64, on connection: PostgresConnection)
         async throws
     {
-        try await connection.query("DELETE FROM checkin_hours WHERE venue_id = \(venueID)", logger: logger)
         guard !hours.isEmpty else { return }
         try await connection.query(
             """

@@ -11,13 +11,22 @@ public struct AggregationResult: Sendable, Equatable {
         public var reasons: [String]
         public var levelDBFS: Double?
         public var validSeconds: Int
+        /// Cleaning's own exclusion reason, stored with the cleaning.
+        public var cleanExclusion: String?
+        /// Cleaned in this judgement: its cleaning is stored (`cleaned_at`) and its hour rows replaced.
+        public var newlyCleaned: Bool
 
-        public init(checkinID: UUID, status: String, reasons: [String], levelDBFS: Double?, validSeconds: Int) {
+        public init(
+            checkinID: UUID, status: String, reasons: [String], levelDBFS: Double?, validSeconds: Int,
+            cleanExclusion: String? = nil, newlyCleaned: Bool = false
+        ) {
             self.checkinID = checkinID
             self.status = status
             self.reasons = reasons
             self.levelDBFS = levelDBFS
             self.validSeconds = validSeconds
+            self.cleanExclusion = cleanExclusion
+            self.newlyCleaned = newlyCleaned
         }
     }
 
@@ -66,14 +75,20 @@ public struct AggregationResult: Sendable, Equatable {
     }
 
     public var venueID: Int64
+    /// Check-ins whose judgement is new or changed; the others are left as stored.
     public var judgements: [Judgement]
-    public var hours: [Hour]
+    /// All hour rows of the newly cleaned check-ins (their old rows, if any, are replaced).
+    public var newHours: [Hour]
+    /// Hour rows of already cleaned check-ins whose judged fields changed.
+    public var changedHours: [Hour]
+    /// Every cell of the venue.
     public var cells: [StoredCell]
 
-    public init(venueID: Int64, judgements: [Judgement], hours: [Hour], cells: [StoredCell]) {
+    public init(venueID: Int64, judgements: [Judgement], newHours: [Hour], changedHours: [Hour], cells: [StoredCell]) {
         self.venueID = venueID
         self.judgements = judgements
-        self.hours = hours
+        self.newHours = newHours
+        self.changedHours = changedHours
         self.cells = cells
     }
 }

@@ -55,6 +55,8 @@ public final class EmbeddedPostgres: Sendable {
                 process: process, lock: lock, temporarySocketDirectory: temporary, logger: logger
             )
             try server.waitUntilReady()
+            // Lets other hearclear commands reach this cluster while the server holds it.
+            try server.socketPath.write(toFile: socketRecord(dataDirectory), atomically: true, encoding: .utf8)
             logger.info(
                 "embedded PostgreSQL ready",
                 metadata: ["cluster": "\(cluster)", "socket": "\(socketDirectory)", "user": "\(user.name)"]
@@ -79,6 +81,26 @@ public final class EmbeddedPostgres: Sendable {
         self.logger = logger
     }
 
+    static func socketRecord(_ dataDirectory: String) -> String { dataDirectory + "/postgres.socket" }
+
+    /// The connection settings of the cluster a running server holds in `dataDirectory`, or nil
+    /// when no server holds it (then `start` is the way in).
+    public static func runningServer(dataDirectory: String, database: String = "postgres")
+        -> PostgresClient.Configuration?
+    {
+        let dataDirectory = URL(fileURLWithPath: dataDirectory).standardizedFileURL.path
+        guard FileManager.default.fileExists(atPath: dataDirectory + "/hearclear.lock"),
+            let socket = try? String(contentsOfFile: socketRecord(dataDirectory), encoding: .utf8),
+            FileManager.default.fileExists(atPath: socket)
+        else { return nil }
+        // Free lock: the record is left over from a server that died; nobody serves the cluster.
+        if let probe = try? DataDirectoryLock(directory: dataDirectory) {
+            probe.release()
+            return nil
+        }
+        return PostgresClient.Configuration(unixSocketPath: socket, username: superuser, password: nil, database: database)
+    }
+
     /// The path of the socket file clients connect to.
     public var socketPath: String { socketDirectory + "/.s.PGSQL.\(Self.port)" }
 
@@ -100,6 +122,7 @@ public final class EmbeddedPostgres: Sendable {
             logger.info("embedded PostgreSQL stopped", metadata: ["cluster": "\(clusterDirectory)"])
         }
         if temporarySocketDirectory { try? FileManager.default.removeItem(atPath: socketDirectory) }
+        try? FileManager.default.removeItem(atPath: Self.socketRecord(dataDirectory))
         lock.release()
     }
 

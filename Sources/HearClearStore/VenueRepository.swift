@@ -17,34 +17,62 @@ public struct VenueRepository: Sendable {
     static let columns =
         "id, external_id, name, latitude, longitude, timezone, address, category, created_at, updated_at"
 
-    /// Creates or replaces the venue's details; `created` tells which happened.
+    /// Creates or replaces the venue's details; `created` tells which happened. When the time
+    /// zone of a venue with check-ins changes, their venue-local hours change: their cleaning is
+    /// forgotten and the venue queued, in the same transaction.
     public func upsert(externalID: String, details: VenueDetails) async throws -> (venue: Venue, created: Bool) {
         cache.forgetVenue(externalID)
         defer { cache.forgetVenue(externalID) }
-        let rows = try await client.query(
+        return try await client.transaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                WITH previous AS (SELECT timezone FROM venues WHERE external_id = \(externalID))
+                INSERT INTO venues (external_id, name, latitude, longitude, timezone, address, category)
+                VALUES (\(externalID), \(details.name), \(details.latitude), \(details.longitude),
+                        \(details.timezone), \(details.address), \(details.category))
+                ON CONFLICT (external_id) DO UPDATE SET
+                    name = EXCLUDED.name, latitude = EXCLUDED.latitude, longitude = EXCLUDED.longitude,
+                    timezone = EXCLUDED.timezone, address = EXCLUDED.address, category = EXCLUDED.category,
+                    updated_at = now()
+                RETURNING id, external_id, name, latitude, longitude, timezone, address, category,
+                          created_at, updated_at, (xmax = 0) AS inserted,
+                          (SELECT p.timezone IS DISTINCT FROM venues.timezone FROM previous p) AS zone_changed
+                """,
+                logger: logger
+            )
+            var result: (Venue, Bool, Bool)?
+            for try await row in rows.decode(
+                (Int64, String, String, Double, Double, String?, String?, String?, Date, Date, Bool, Bool?).self
+            ) {
+                let venue = Venue(
+                    id: row.0, externalID: row.1, name: row.2, latitude: row.3, longitude: row.4, timezone: row.5,
+                    address: row.6, category: row.7, createdAt: row.8, updatedAt: row.9
+                )
+                result = (venue, row.10, row.11 == true)
+            }
+            guard let (venue, created, zoneChanged) = result else {
+                throw StoreError.unexpected("venue upsert returned no row")
+            }
+            // After the rows are read: one query at a time on a connection.
+            if zoneChanged { try await forgetCleaning(venueID: venue.id, on: connection) }
+            return (venue, created)
+        }
+    }
+
+    /// Makes the worker clean the venue's check-ins again (their venue-local hours changed) and
+    /// queues the venue when it has any.
+    func forgetCleaning(venueID: Int64, on connection: PostgresConnection) async throws {
+        try await connection.query(
             """
-            INSERT INTO venues (external_id, name, latitude, longitude, timezone, address, category)
-            VALUES (\(externalID), \(details.name), \(details.latitude), \(details.longitude),
-                    \(details.timezone), \(details.address), \(details.category))
-            ON CONFLICT (external_id) DO UPDATE SET
-                name = EXCLUDED.name, latitude = EXCLUDED.latitude, longitude = EXCLUDED.longitude,
-                timezone = EXCLUDED.timezone, address = EXCLUDED.address, category = EXCLUDED.category,
-                updated_at = now()
-            RETURNING id, external_id, name, latitude, longitude, timezone, address, category,
-                      created_at, updated_at, (xmax = 0) AS inserted
+            WITH forgotten AS (
+                UPDATE checkins SET cleaned_at = NULL WHERE venue_id = \(venueID) AND cleaned_at IS NOT NULL RETURNING 1),
+            queued AS (
+                INSERT INTO aggregation_queue (venue_id) SELECT \(venueID) WHERE EXISTS (SELECT 1 FROM forgotten)
+                RETURNING venue_id)
+            SELECT pg_notify(\(CheckinRepository.aggregationChannel), venue_id::text) FROM queued
             """,
             logger: logger
         )
-        for try await row in rows.decode(
-            (Int64, String, String, Double, Double, String?, String?, String?, Date, Date, Bool).self
-        ) {
-            let venue = Venue(
-                id: row.0, externalID: row.1, name: row.2, latitude: row.3, longitude: row.4, timezone: row.5,
-                address: row.6, category: row.7, createdAt: row.8, updatedAt: row.9
-            )
-            return (venue, row.10)
-        }
-        throw StoreError.unexpected("venue upsert returned no row")
     }
 
     /// Creates the venue unless it exists; never changes an existing one.

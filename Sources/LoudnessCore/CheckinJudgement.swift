@@ -14,11 +14,13 @@ public struct CheckinJudgement: Sendable, Equatable {
     public let validSeconds: Int
     /// One entry per venue-local hour with at least one kept second, in time order.
     public let hours: [HourJudgement]
+    /// The cleaning it was judged from, to be stored for the next judgement.
+    public let cleaning: CleaningSummary?
 
     /// `init(...)`: memberwise.
     public init(
         checkinID: String, status: CheckinStatus, reasons: [String], levelDBFS: Double?, validSeconds: Int,
-        hours: [HourJudgement]
+        hours: [HourJudgement], cleaning: CleaningSummary? = nil
     ) {
         self.checkinID = checkinID
         self.status = status
@@ -26,5 +28,6 @@ public struct CheckinJudgement: Sendable, Equatable {
         self.levelDBFS = levelDBFS
         self.validSeconds = validSeconds
         self.hours = hours
+        self.cleaning = cleaning
     }
 }

@@ -21,4 +21,6 @@ public enum JudgementReason {
     public static let deviceExcluded = "device_excluded"
     /// The phone was farther from the venue than allowed (decided at ingest).
     public static let tooFarFromVenue = "too_far_from_venue"
+    /// Its stored samples cannot be read as a series (arrays that do not line up).
+    public static let invalidSamples = "invalid_samples"
 }

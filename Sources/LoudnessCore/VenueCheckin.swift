@@ -4,20 +4,25 @@ public struct VenueCheckin: Sendable, Equatable {
     public let id: String
     /// The submitting device; check-ins of one device get one vote per cell.
     public let deviceID: String
-    /// The per-second samples, dBFS.
+    /// The per-second samples, dBFS (empty when the check-in comes as a ``summary``).
     public let samples: SessionSamples
     /// The venue-local weekday and hour of each sample (see ``VenueClock/localHours(start:offsetsSeconds:utcOffsetsMinutes:venueClock:)``).
     public let localHours: [LocalHour]
+    /// What an earlier cleaning made of it; when present the judge uses it instead of cleaning.
+    public let summary: CleaningSummary?
     /// The device model's calibration offset, dB, added to every level before cells are estimated.
     public let modelOffsetDB: Double
     /// Reasons decided outside cleaning that exclude the whole check-in, e.g.
     /// `too_far_from_venue` or `device_excluded`. Empty for a usable check-in.
     public let exclusionReasons: [String]
+    /// An admin forced it in: it counts in every cell where a piece has the 10 valid seconds,
+    /// whatever its exclusion reasons, the cleaning verdict and the outlier test say.
+    public let forcedInclusion: Bool
 
     /// `init(...)`: checks that there is one local hour per sample.
     public init(
         id: String, deviceID: String, samples: SessionSamples, localHours: [LocalHour], modelOffsetDB: Double = 0,
-        exclusionReasons: [String] = []
+        exclusionReasons: [String] = [], forcedInclusion: Bool = false
     ) throws(SessionSamplesError) {
         guard localHours.count == samples.count else {
             throw .lengthMismatch(field: "localHours", expected: samples.count, actual: localHours.count)
@@ -26,7 +31,25 @@ public struct VenueCheckin: Sendable, Equatable {
         self.deviceID = deviceID
         self.samples = samples
         self.localHours = localHours
+        self.summary = nil
         self.modelOffsetDB = modelOffsetDB
         self.exclusionReasons = exclusionReasons
+        self.forcedInclusion = forcedInclusion
+    }
+
+    /// A check-in already cleaned: judged from its stored ``CleaningSummary``.
+    public init(
+        id: String, deviceID: String, summary: CleaningSummary, modelOffsetDB: Double = 0, exclusionReasons: [String] = [],
+        forcedInclusion: Bool = false
+    ) {
+        self.id = id
+        self.deviceID = deviceID
+        // Any empty series: never cleaned, since `summary` stands for the cleaning.
+        self.samples = try! SessionSamples(offsetsSeconds: [], averageDBFS: [], peakDBFS: [])
+        self.localHours = []
+        self.summary = summary
+        self.modelOffsetDB = modelOffsetDB
+        self.exclusionReasons = exclusionReasons
+        self.forcedInclusion = forcedInclusion
     }
 }

@@ -17,6 +17,11 @@
 ///    or range.
 /// 5. For device bias, each comparable piece gets a residual against its cell estimated from the
 ///    other devices' counted pieces only.
+///
+/// An admin's forced inclusion (``VenueCheckin/forcedInclusion``) makes a check-in usable whatever
+/// its reasons and cleaning verdict, and exempts it from rejection: it stays among the kept pieces
+/// its cells are estimated from, whatever its z-score.
+/// Its status is `included` (reason `admin_included`) when a piece counts somewhere.
 public struct VenueJudge: Sendable {
     /// Per-second cleaning.
     public var cleaner = SessionCleaner()
@@ -33,8 +38,8 @@ public struct VenueJudge: Sendable {
     }
 
     private struct Prepared {
-        let cleaned: CleanedSession
-        let hours: [HourStatistics]
+        let cleaning: CleaningSummary
+        var hours: [HourStatistics] { cleaning.hours }
         let usable: Bool
     }
 
@@ -52,13 +57,14 @@ public struct VenueJudge: Sendable {
         }
 
         let first = CellContext.forVenue(pieces.mapValues { $0.map(\.cell) }, floorDB: estimator.scaleFloorDB)
-        var verdict = assess(pieces, contexts: first)
+        let forced = Set(checkins.indices.filter { checkins[$0].forcedInclusion })
+        var verdict = assess(pieces, contexts: first, forced: forced)
         if !first.isEmpty {
             // One reweighting step: junk inflates the first pooled scale, so judge every check-in
             // again in the context of what the first judgement kept.
             let kept = pieces.mapValues { $0.filter { !verdict.outliers.contains($0.checkinIndex) }.map(\.cell) }
             let second = CellContext.forVenue(kept, floorDB: estimator.scaleFloorDB)
-            if !second.isEmpty { verdict = assess(pieces, contexts: second) }
+            if !second.isEmpty { verdict = assess(pieces, contexts: second, forced: forced) }
         }
         let (outliers, zScores, flagged) = (verdict.outliers, verdict.zScores, verdict.flagged)
 
@@ -90,13 +96,17 @@ public struct VenueJudge: Sendable {
         var flagged: [Int: Set<Int>] = [:]
     }
 
-    private func assess(_ pieces: [LocalHour: [Piece]], contexts: [LocalHour: CellContext]) -> Verdict {
+    /// The cell test of every cell in its context; check-ins in `forced` (an admin's forced
+    /// inclusion) keep their z-scores but are never rejected.
+    private func assess(_ pieces: [LocalHour: [Piece]], contexts: [LocalHour: CellContext], forced: Set<Int>)
+        -> Verdict
+    {
         var verdict = Verdict()
         for (hour, cellPieces) in pieces {
             let assessments = estimator.assess(cellPieces.map(\.cell), context: contexts[hour])
             for (piece, assessment) in zip(cellPieces, assessments) {
                 verdict.zScores[piece.checkinIndex, default: [:]][piece.hourIndex] = assessment.modifiedZ
-                if assessment.isOutlier {
+                if assessment.isOutlier, !forced.contains(piece.checkinIndex) {
                     verdict.outliers.insert(piece.checkinIndex)
                     verdict.flagged[piece.checkinIndex, default: []].insert(piece.hourIndex)
                 }
@@ -105,13 +115,13 @@ public struct VenueJudge: Sendable {
         return verdict
     }
 
+    /// Cleans the check-in, unless it comes with the summary of an earlier cleaning.
     private func prepare(_ checkin: VenueCheckin) -> Prepared {
-        let cleaned = cleaner.clean(checkin.samples)
-        let hours =
-            (try? HourStatistics.perHour(samples: checkin.samples, kept: cleaned.kept, localHours: checkin.localHours))
-            ?? []
-        let usable = checkin.exclusionReasons.isEmpty && cleaned.verdict.isAccepted
-        return Prepared(cleaned: cleaned, hours: hours, usable: usable)
+        let cleaning =
+            checkin.summary
+            ?? CleaningSummary(cleaning: checkin.samples, localHours: checkin.localHours, cleaner: cleaner)
+        let usable = checkin.forcedInclusion || (checkin.exclusionReasons.isEmpty && cleaning.isAccepted)
+        return Prepared(cleaning: cleaning, usable: usable)
     }
 
     /// Residual of every comparable piece: usable or device-excluded check-ins (not those at
@@ -139,7 +149,7 @@ public struct VenueJudge: Sendable {
     }
 
     private func isComparable(_ checkin: VenueCheckin, _ prepared: Prepared) -> Bool {
-        prepared.cleaned.verdict.isAccepted
+        prepared.cleaning.isAccepted
             && checkin.exclusionReasons.allSatisfy { $0 == JudgementReason.deviceExcluded }
     }
 
@@ -147,12 +157,15 @@ public struct VenueJudge: Sendable {
         of checkin: VenueCheckin, prepared: Prepared, index: Int, isOutlier: Bool, flaggedHours: Set<Int>,
         zScores: [Int: Double], residuals: [Int: (residual: Double, others: Int)]
     ) -> CheckinJudgement {
-        var reasons = checkin.exclusionReasons
-        if case .excluded(let exclusion) = prepared.cleaned.verdict { reasons.append(exclusion.rawValue) }
+        var reasons = checkin.forcedInclusion ? [] : checkin.exclusionReasons
+        if !checkin.forcedInclusion, let exclusion = prepared.cleaning.exclusion { reasons.append(exclusion.rawValue) }
         let countsSomewhere = prepared.hours.contains(where: \.countsInCell)
         if reasons.isEmpty, !countsSomewhere { reasons.append(JudgementReason.tooFewSecondsPerHour) }
         let status: CheckinStatus
-        if !reasons.isEmpty {
+        if checkin.forcedInclusion {
+            status = reasons.isEmpty ? .included : .excluded
+            reasons.insert(JudgementReason.adminIncluded, at: 0)
+        } else if !reasons.isEmpty {
             status = .excluded
         } else if isOutlier {
             status = .outlier
@@ -166,9 +179,8 @@ public struct VenueJudge: Sendable {
                 isOutlier: flaggedHours.contains(hourIndex), modifiedZ: zScores[hourIndex],
                 residualDB: residuals[hourIndex]?.residual, otherDeviceCount: residuals[hourIndex]?.others ?? 0)
         }
-        let kept = zip(checkin.samples.averageDBFS, prepared.cleaned.kept).filter(\.1).map(\.0)
         return CheckinJudgement(
-            checkinID: checkin.id, status: status, reasons: reasons, levelDBFS: Level.energeticMean(kept),
-            validSeconds: prepared.cleaned.validSeconds, hours: hours)
+            checkinID: checkin.id, status: status, reasons: reasons, levelDBFS: prepared.cleaning.levelDBFS,
+            validSeconds: prepared.cleaning.validSeconds, hours: hours, cleaning: prepared.cleaning)
     }
 }

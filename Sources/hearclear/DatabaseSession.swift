@@ -5,15 +5,18 @@ import Logging
 import PostgresNIO
 
 /// A database for the commands that work on data directly (`devices`, `recompute`): DATABASE_URL,
-/// or the embedded PostgreSQL in the data directory started for the duration (refused while a
-/// server runs on it; use DATABASE_URL then). Pending migrations are applied first.
+/// else the embedded PostgreSQL of the data directory: the one a running server holds, or one
+/// started for the duration. Pending migrations are applied first.
 enum DatabaseSession {
+    /// - Parameter quietLogs: print only warnings unless a log level is asked for (commands
+    ///   that print results); `migrate` keeps the server's info logs.
     static func run<T: Sendable>(
-        _ options: ServerOptions, _ body: (PostgresClient, ServerConfiguration, Logger) async throws -> T
+        _ options: ServerOptions, quietLogs: Bool = true,
+        _ body: (PostgresClient, ServerConfiguration, Logger, [Int]) async throws -> T
     ) async throws -> T {
         var configuration = try ServerConfiguration(reader: try await options.reader())
         // These commands print their results; the server's info logs would drown them.
-        if options.logLevel == nil, ProcessInfo.processInfo.environment["HEARCLEAR_LOG_LEVEL"] == nil {
+        if quietLogs, options.logLevel == nil, ProcessInfo.processInfo.environment["HEARCLEAR_LOG_LEVEL"] == nil {
             configuration.logLevel = .warning
         }
         let logger = Logging.bootstrap(configuration)
@@ -24,6 +27,8 @@ enum DatabaseSession {
         let clientConfiguration: PostgresClient.Configuration
         if let url = configuration.databaseURL {
             clientConfiguration = try DatabaseURL.configuration(url)
+        } else if let running = EmbeddedPostgres.runningServer(dataDirectory: configuration.dataDirectory) {
+            clientConfiguration = running
         } else {
             let server = try EmbeddedPostgres.start(dataDirectory: configuration.dataDirectory, logger: logger)
             embedded = server
@@ -36,8 +41,8 @@ enum DatabaseSession {
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
-            try await MigrationRunner(client: client, migrations: migrations, logger: logger).apply()
-            return try await body(client, configuration, logger)
+            let applied = try await MigrationRunner(client: client, migrations: migrations, logger: logger).apply()
+            return try await body(client, configuration, logger, applied)
         }
     }
 }

@@ -24,7 +24,7 @@ struct Devices: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            let devices = try await DatabaseSession.run(options) { client, _, logger in
+            let devices = try await DatabaseSession.run(options) { client, _, logger, _ in
                 try await DeviceAdministration(client: client, logger: logger).list(
                     excludedOnly: excluded, limit: limit)
             }
@@ -58,7 +58,7 @@ struct Devices: AsyncParsableCommand {
     }
 
     static func change(_ id: String, excluded: Bool, note: String?, options: ServerOptions) async throws {
-        let change = try await DatabaseSession.run(options) { client, _, logger in
+        let change = try await DatabaseSession.run(options) { client, _, logger, _ in
             try await DeviceAdministration(client: client, logger: logger).setExcluded(
                 id, excluded: excluded, note: note)
         }

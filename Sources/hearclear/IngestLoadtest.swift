@@ -4,6 +4,7 @@ import CompressNIO
 import Foundation
 import Histogram
 import NIOCore
+import NIOFoundationCompat
 
 struct IngestLoadtest: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,8 +13,10 @@ struct IngestLoadtest: AsyncParsableCommand {
         discussion: """
             Each client posts check-ins of --samples per-second samples (speech-and-music-like levels, \
             gzip-compressed) one after another over a kept-alive connection, spread over --venues \
-            venues. Prints check-ins/s, samples/s and latency p50/p99/p999 (HdrHistogram). Only loopback \
-            or your own test hosts are fit targets.
+            venues. Prints check-ins/s, samples/s and latency p50/p99/p999 (HdrHistogram). A probe posts \
+            one more check-in every --probe-interval milliseconds and polls it until the server has judged \
+            it, which is when it shows in its venue's grid: its p50/p99 is the freshness under that load. \
+            Only loopback or your own test hosts are fit targets.
             """
     )
 
@@ -32,6 +35,9 @@ struct IngestLoadtest: AsyncParsableCommand {
     @Option(help: "Venues to spread the check-ins over.")
     var venues = 200
 
+    @Option(help: "Milliseconds between freshness probes (0: no probe).")
+    var probeInterval = 250
+
     func validate() throws {
         guard clients > 0, clients <= 1024 else { throw ValidationError("--clients must be 1…1024") }
         guard duration > 0, duration <= 3600 else { throw ValidationError("--duration must be 1…3600 seconds") }
@@ -49,11 +55,15 @@ struct IngestLoadtest: AsyncParsableCommand {
         let started = ContinuousClock.now
         print("posting \(samples)-sample check-ins from \(clients) clients for \(duration) s to \(endpoint)…")
 
+        let probing = probeInterval > 0
         let results = try await withThrowingTaskGroup(of: ClientResult.self) { group in
             for index in 0..<clients {
                 group.addTask {
                     try await runClient(index: index, client: client, endpoint: endpoint, until: deadline)
                 }
+            }
+            if probing {
+                group.addTask { try await runProbe(client: client, endpoint: endpoint, until: deadline) }
             }
             var total = ClientResult()
             for try await result in group { total.merge(result) }
@@ -68,6 +78,11 @@ struct IngestLoadtest: AsyncParsableCommand {
         print(String(format: "check-ins: %d ok, %d failed in %.1f s", results.ok, results.failed, seconds))
         print(String(format: "throughput: %.0f check-ins/s, %.0f samples/s", rate, rate * Double(samples)))
         print("latency: p50 \(ms(50)), p99 \(ms(99)), p999 \(ms(99.9)), max \(ms(100))")
+        if probing {
+            let f = results.freshness
+            func fms(_ p: Double) -> String { String(format: "%.0f ms", Double(f.valueAtPercentile(p)) / 1000) }
+            print("freshness (201 → judged, \(f.totalCount) probes): p50 \(fms(50)), p99 \(fms(99)), max \(fms(100))")
+        }
         if let error = results.firstError { print("first failure: \(error)") }
     }
 
@@ -76,12 +91,15 @@ struct IngestLoadtest: AsyncParsableCommand {
         var failed = 0
         var firstError: String?
         var latency = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
+        /// Microseconds from a probe's 201 to the server's judgement of it.
+        var freshness = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
 
         mutating func merge(_ other: ClientResult) {
             ok += other.ok
             failed += other.failed
             firstError = firstError ?? other.firstError
             latency.add(other.latency)
+            freshness.add(other.freshness)
         }
     }
 
@@ -117,6 +135,44 @@ struct IngestLoadtest: AsyncParsableCommand {
                 result.failed += 1
                 if result.firstError == nil { result.firstError = "\(error)" }
             }
+        }
+        return result
+    }
+
+    /// Posts a check-in every `probeInterval` ms and polls it until it is judged.
+    func runProbe(client: HTTPClient, endpoint: String, until deadline: ContinuousClock.Instant) async throws
+        -> ClientResult
+    {
+        var result = ClientResult()
+        var generator = SyntheticCheckin(seed: 0xF4E5, samples: samples, venues: venues)
+        while ContinuousClock.now < deadline {
+            let next = ContinuousClock.now + .milliseconds(probeInterval)
+            let body = generator.next()
+            var request = HTTPClientRequest(url: endpoint + "/api/v2/checkins")
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(body)
+            let response = try await client.execute(request, timeout: .seconds(30))
+            let answer = try await response.body.collect(upTo: 1 << 20)
+            let created = ContinuousClock.now
+            guard response.status.code == 201,
+                let object = try? JSONSerialization.jsonObject(with: Data(buffer: answer)) as? [String: Any],
+                let id = object["id"] as? String
+            else { continue }
+            while ContinuousClock.now - created < .seconds(60) {
+                let poll = try await client.execute(
+                    HTTPClientRequest(url: endpoint + "/api/v2/checkins/" + id), timeout: .seconds(30))
+                let read = try await poll.body.collect(upTo: 1 << 20)
+                let status = (try? JSONSerialization.jsonObject(with: Data(buffer: read)) as? [String: Any])?["status"]
+                if let status = status as? String, status != "pending" {
+                    let elapsed = ContinuousClock.now - created
+                    _ = result.freshness.record(
+                        UInt64(max(1, elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000)))
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            try await Task.sleep(until: next)
         }
         return result
     }

@@ -7,7 +7,8 @@ struct Recompute: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Re-judge check-ins and rebuild cells, for every venue or one (e.g. after a method change).",
         discussion: """
-            Queues the venues and processes them here, with a progress bar on a terminal. Running servers \
+            Cleans every check-in again (the stored cleaning is forgotten), queues the venues and \
+            processes them here, with a progress bar on a terminal. Running servers \
             on the same database share the work safely (a venue is never processed twice at once).
             """
     )
@@ -16,7 +17,7 @@ struct Recompute: AsyncParsableCommand {
     @OptionGroup var options: ServerOptions
 
     func run() async throws {
-        try await DatabaseSession.run(options) { client, _, logger in
+        try await DatabaseSession.run(options) { client, _, logger, _ in
             let queue = AggregationQueue(client: client, logger: logger)
             let aggregator = Aggregator(client: client, logger: logger)
             if let venue {
@@ -24,10 +25,12 @@ struct Recompute: AsyncParsableCommand {
                     FileHandle.standardError.write(Data("No venue has id \(venue).\n".utf8))
                     throw ExitCode.failure
                 }
+                try await queue.forgetCleaning(venueID: key)
                 try await aggregator.recompute(venueID: key)
                 print("Recomputed venue \(venue).")
                 return
             }
+            try await queue.forgetCleaning()
             try await queue.enqueueAll()
             let total = try await queue.pendingVenueCount()
             let progress = ProgressBar(total: total, label: "venues")

@@ -32,6 +32,24 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "PostgreSQL connections in the pool. Env: HEARCLEAR_DATABASE_CONNECTIONS. Default: 20")
     var databaseConnections: Int?
 
+    @Option(help: "Venues this instance aggregates at once. Env: HEARCLEAR_AGGREGATION_WORKERS. Default: 2")
+    var aggregationWorkers: Int?
+    @Option(help: "User name of the admin at /farmer. Env: HEARCLEAR_ADMIN_USER. Default: admin")
+    var adminUser: String?
+
+    @Option(help: """
+        bcrypt hash of the admin password. Env: HEARCLEAR_ADMIN_PASSWORD_HASH (prefer it: flags show in ps). \
+        Without it or --admin-password, a password is generated, printed once, and only its hash kept in \
+        <data-dir>/admin-password.bcrypt.
+        """)
+    var adminPasswordHash: String?
+
+    @Option(help: "Admin password, hashed at start. Env: HEARCLEAR_ADMIN_PASSWORD (prefer it: flags show in ps)")
+    var adminPassword: String?
+
+    @Flag(help: "Mark the admin session cookie Secure (serve /farmer over TLS). Env: HEARCLEAR_ADMIN_SECURE_COOKIE=true")
+    var adminSecureCookie = false
+
     @OptionGroup var options: ServerOptions
 
     func run() async throws {
@@ -47,6 +65,15 @@ struct Serve: AsyncParsableCommand {
         if let databaseConnections {
             extra[["hearclear", "database", "connections"]] = .init(.int(databaseConnections), isSecret: false)
         }
+        if let aggregationWorkers {
+            extra[["hearclear", "aggregation", "workers"]] = .init(.int(aggregationWorkers), isSecret: false)
+        }
+        if let adminUser { extra[["hearclear", "admin", "user"]] = .init(.string(adminUser), isSecret: false) }
+        if let adminPasswordHash {
+            extra[["hearclear", "admin", "password", "hash"]] = .init(.string(adminPasswordHash), isSecret: true)
+        }
+        if let adminPassword { extra[["hearclear", "admin", "password"]] = .init(.string(adminPassword), isSecret: true) }
+        if adminSecureCookie { extra[["hearclear", "admin", "secure", "cookie"]] = .init(.bool(true), isSecret: false) }
         let reader = try await options.reader(extra: extra)
         let configuration = try ServerConfiguration(reader: reader)
         let logger = Logging.bootstrap(configuration)

@@ -78,6 +78,11 @@ struct ServeProcessTests {
         #expect(second.process.terminationStatus != 0)
         #expect(second.output.contains("already using the data directory"), "output: \(second.output)")
 
+        // Other commands reach the cluster the running server holds.
+        let listing = try Running(["devices", "list", "--data-dir", dataDir])
+        #expect(listing.waitForExit())
+        #expect(listing.process.terminationStatus == 0, "output: \(listing.output)")
+
         kill(first.process.processIdentifier, SIGTERM)
         #expect(first.waitForExit())
         #expect(first.process.terminationStatus == 0, "output: \(first.output)")

@@ -14,17 +14,20 @@ public struct AggregationWorker: Service {
     let pollInterval: Duration
     let gate: StartupGate
     let logger: Logger
+    /// Venues processed at once by this instance (each in its own transaction).
+    let concurrency: Int
 
     /// `gate` holds the worker until the schema is ready (opened after migrations).
     public init(
         client: PostgresClient, logger: Logger, pollInterval: Duration = .seconds(2),
-        gate: StartupGate = StartupGate(open: true)
+        gate: StartupGate = StartupGate(open: true), concurrency: Int = 2
     ) {
         self.aggregator = Aggregator(client: client, logger: logger)
         self.client = client
         self.pollInterval = pollInterval
         self.gate = gate
         self.logger = logger
+        self.concurrency = max(1, concurrency)
     }
 
     public func run() async throws {
@@ -36,7 +39,11 @@ public struct AggregationWorker: Service {
                 await gate.wait()
                 for await _ in wakes {
                     if Task.isShuttingDownGracefully || Task.isCancelled { break }
-                    _ = await drain()
+                    // Several drains share the queue safely: SKIP LOCKED keeps them on different
+                    // entries and the venue lock on different venues.
+                    await withTaskGroup(of: Int.self) { drains in
+                        for _ in 0..<concurrency { drains.addTask { await drain() } }
+                    }
                 }
                 group.cancelAll()
             }

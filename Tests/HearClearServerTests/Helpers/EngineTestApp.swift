@@ -20,6 +20,7 @@ enum EngineTestApp {
         var configuration = ServerConfiguration()
         configuration.resourcesDirectory = TestCluster.repositoryRoot
         configuration.databaseConnections = 6
+        configuration.adminPasswordHash = AdminTestCredentials.passwordHash
         return configuration
     }
 

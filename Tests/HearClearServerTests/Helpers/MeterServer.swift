@@ -15,6 +15,7 @@ enum MeterServer {
         configuration.resourcesDirectory = TestCluster.repositoryRoot
         configuration.port = 0
         configuration.databaseConnections = 4
+        configuration.adminPasswordHash = AdminTestCredentials.passwordHash
         return configuration
     }
 

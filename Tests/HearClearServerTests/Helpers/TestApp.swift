@@ -13,6 +13,7 @@ func testConfiguration() -> ServerConfiguration {
     configuration.resourcesDirectory = TestCluster.repositoryRoot
     configuration.port = 0
     configuration.databaseConnections = 8
+    configuration.adminPasswordHash = AdminTestCredentials.passwordHash
     return configuration
 }
 

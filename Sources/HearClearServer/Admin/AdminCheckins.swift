@@ -1,0 +1,78 @@
+import Foundation
+import HearClearStore
+import Hummingbird
+import LoudnessCore
+
+/// `/farmer/checkins/{id}`: one check-in, its seconds, its hours against their cells, why it was
+/// judged as it was; and forcing it in or out (recorded, reversible, its venue recomputed at once).
+struct AdminCheckins: AdminPageRoutes {
+    let checkins: CheckinRepository
+    let venueStore: VenueRepository
+    let venues: AdminVenueRepository
+    let loudness: LoudnessRepository
+    let overrides: CheckinOverrideRepository
+    let aggregator: Aggregator
+    let audit: AdminAuditLog
+    let renderer: AdminRenderer
+    let referenceOffsetDB: Double
+    let maxDistanceMetres: Double
+
+    func addRoutes(to group: RouterGroup<AdminRequestContext>) {
+        group.get("checkins/:id") { request, context in try await page(request, context: context) }
+        group.post("checkins/:id/include") { _, context in try await decide(.include, context: context) }
+        group.post("checkins/:id/exclude") { _, context in try await decide(.exclude, context: context) }
+        group.post("checkins/:id/clear") { _, context in try await decide(nil, context: context) }
+    }
+
+    private func checkinID(_ context: AdminRequestContext) throws -> UUID {
+        guard let id = UUID(uuidString: try context.parameters.require("id")) else {
+            throw HTTPError(.notFound, message: "There is no check-in with that id.")
+        }
+        return id
+    }
+
+    private func page(_ request: Request, context: AdminRequestContext) async throws -> Response {
+        let session = try context.requireSession()
+        let id = try checkinID(context)
+        guard let checkin = try await checkins.find(id: id) else {
+            throw HTTPError(.notFound, message: "There is no check-in with that id.")
+        }
+        async let venue = venueStore.find(externalID: checkin.venueExternalID)
+        async let hours = venues.hours(checkinID: id)
+        async let modelOffset = loudness.modelOffsetDB(model: checkin.deviceModel)
+        async let override = overrides.find(checkinID: id)
+        let page = try await CheckinPage(
+            chrome: AdminChrome(session, section: .venues), checkin: checkin, venueName: venue?.name,
+            hours: hours, override: override, modelOffsetDB: modelOffset, referenceOffsetDB: referenceOffsetDB,
+            maxDistanceMetres: maxDistanceMetres,
+            notice: request.uri.queryParameters["done"].flatMap { CheckinPage.notice(for: String($0)) }
+        )
+        return renderer.page("checkin", page)
+    }
+
+    /// Records the decision (nil withdraws it), recomputes the venue, and shows the result.
+    private func decide(_ decision: AggregationInput.AdminDecision?, context: AdminRequestContext) async throws
+        -> Response
+    {
+        let session = try context.requireSession()
+        let id = try checkinID(context)
+        let note = context.form["note"].map { String($0.prefix(500)) }.flatMap { $0.isEmpty ? nil : $0 }
+        let venueID: Int64?
+        if let decision {
+            venueID = try await overrides.set(checkinID: id, decision: decision, username: session.username, note: note)
+        } else {
+            venueID = try await overrides.clear(checkinID: id)
+        }
+        let link = "/farmer/checkins/\(id.uuidString.lowercased())"
+        guard let venueID else {
+            if decision == nil { return AdminRenderer.redirect(to: link + "?done=unchanged") }
+            throw HTTPError(.notFound, message: "There is no check-in with that id.")
+        }
+        try await aggregator.recompute(venueID: venueID)
+        let action = decision.map { "check-in forced \($0.rawValue)" } ?? "check-in decision withdrawn"
+        try await audit.record(
+            username: session.username, action: action, subject: AdminFormat.shortCheckinID(id), detail: note
+        )
+        return AdminRenderer.redirect(to: link + "?done=\(decision?.rawValue ?? "cleared")")
+    }
+}

@@ -1,0 +1,25 @@
+import HearClearStore
+
+/// The parts of the layout every signed-in page shares: the logout form's CSRF token, the user,
+/// and which section is current.
+struct AdminChrome {
+    enum Section {
+        case dashboard, venues, devices, bands
+    }
+
+    let csrf: String
+    let user: String
+    let dashboard: Bool
+    let venues: Bool
+    let devices: Bool
+    let bands: Bool
+
+    init(_ session: AdminSession, section: Section) {
+        csrf = session.csrfToken
+        user = session.username
+        dashboard = section == .dashboard
+        venues = section == .venues
+        devices = section == .devices
+        bands = section == .bands
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Mustache
+
+/// The `/farmer` templates and style sheet, loaded once at start from `Admin/`, and the HTML
+/// responses made from them. Values reach the page only through `{{ }}`, which escapes them.
+struct AdminRenderer: Sendable {
+    let library: MustacheLibrary
+    let styleSheet: ByteBuffer
+
+    /// Loads every `*.mustache` of `directory` (named by file name) and `farmer.css`. It is the
+    /// work of `MustacheLibrary(directory:)`, done synchronously so that `buildRouter` stays so.
+    init(directory: String) throws {
+        var library = MustacheLibrary()
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".mustache") }
+        for file in files.sorted() {
+            let text = try String(contentsOfFile: directory + "/" + file, encoding: .utf8)
+            do {
+                try library.register(text, named: String(file.dropLast(".mustache".count)))
+            } catch {
+                throw ConfigurationError.invalid("admin template \(directory)/\(file) does not parse: \(error)")
+            }
+        }
+        for required in Self.requiredTemplates where library.getTemplate(named: required) == nil {
+            throw ConfigurationError.invalid("admin template \(directory)/\(required).mustache is missing")
+        }
+        guard let css = FileManager.default.contents(atPath: directory + "/farmer.css") else {
+            throw ConfigurationError.invalid("admin style sheet \(directory)/farmer.css is missing")
+        }
+        self.library = library
+        self.styleSheet = ByteBuffer(bytes: css)
+    }
+
+    static let requiredTemplates = [
+        "layout", "login", "dashboard", "venues", "venue", "checkin", "devices", "bands", "error",
+    ]
+
+    /// The page `template` rendered with `object`.
+    func page(_ template: String, _ object: Any, status: HTTPResponse.Status = .ok) -> Response {
+        let html = library.render(object, withTemplate: template) ?? ""
+        var headers = Self.securityHeaders
+        headers[.contentType] = "text/html; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// `303 See Other` to `location` (after a POST, or to the login form).
+    static func redirect(to location: String, headers extra: HTTPFields = [:]) -> Response {
+        var headers = securityHeaders
+        headers[.location] = location
+        headers.append(contentsOf: extra)
+        return Response(status: .seeOther, headers: headers)
+    }
+
+    func styleSheetResponse() -> Response {
+        Response(
+            status: .ok,
+            headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "public, max-age=3600"],
+            body: .init(byteBuffer: styleSheet)
+        )
+    }
+
+    /// No caching of admin pages, no framing, no scripts; styles and images from here only.
+    static let securityHeaders: HTTPFields = [
+        .cacheControl: "no-store",
+        .contentSecurityPolicy:
+            "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+        HTTPField.Name("Referrer-Policy")!: "same-origin",
+        HTTPField.Name("X-Frame-Options")!: "DENY",
+    ]
+}

@@ -1,0 +1,27 @@
+import Foundation
+import HearClearStore
+
+/// Gathers what the page of one venue shows.
+struct AdminVenueDetails: Sendable {
+    let venues: AdminVenueRepository
+    let venueStore: VenueRepository
+    let loudness: LoudnessReader
+    let referenceOffsetDB: Double
+
+    func page(venue: Venue, chrome: AdminChrome, paging: AdminPaging) async throws -> VenuePage {
+        async let count = venueStore.checkinCount(venueID: venue.id)
+        async let lastCheckin = venues.lastCheckinAt(venueID: venue.id)
+        async let rows = venues.checkins(venueID: venue.id, limit: paging.limit, offset: paging.offset)
+        let bands = try await loudness.currentBands()
+        let cells = try await loudness.cells(venueID: venue.id, bands: bands)
+        let fetched = try await rows
+        let links = paging.links(base: "/farmer/venues/\(venue.externalID)", fetched: fetched.count)
+        return try await VenuePage(
+            chrome: chrome, venue: venue, checkinCount: count, lastCheckinAt: lastCheckin,
+            checkins: Array(fetched.prefix(paging.size)), referenceOffsetDB: referenceOffsetDB,
+            heatMap: cells.isEmpty ? nil : HeatMap(cells: cells, bands: bands),
+            overall: LoudnessReader.overall(cells, bands: bands),
+            previous: links.previous, next: links.next
+        )
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import HearClearStore
+
+/// Why a check-in was judged as it was, in sentences, from its status, reasons and figures.
+enum CheckinExplanation {
+    struct Facts {
+        var status: String
+        var reasons: [String]
+        var validSeconds: Int
+        var totalSeconds: Int
+        var distanceMetres: Double?
+        var maxDistanceMetres: Double
+        var countedHours: Int
+        var outlierHours: [String]
+        var override: String?
+    }
+
+    static func sentences(_ facts: Facts) -> [String] {
+        var sentences: [String] = []
+        if let override = facts.override {
+            sentences.append(
+                override == "include"
+                    ? "An admin forced it in: it counts in its cells whatever cleaning and the outlier test say."
+                    : "An admin forced it out: it counts in no cell."
+            )
+            if override == "include", !facts.outlierHours.isEmpty {
+                sentences.append(
+                    "Without that, the outlier test would have left it out: \(facts.outlierHours.joined(separator: ", "))."
+                )
+            }
+        }
+        if facts.status == "pending" {
+            sentences.append("Not judged yet: the aggregation worker has not reached its venue.")
+            return sentences
+        }
+        for reason in facts.reasons where reason != "admin_included" {
+            sentences.append(sentence(for: reason, facts))
+        }
+        if facts.status == "included" {
+            let share = AdminFormat.percent(facts.validSeconds, of: facts.totalSeconds)
+            let hours = facts.countedHours == 1 ? "1 venue-local hour" : "\(facts.countedHours) venue-local hours"
+            sentences.append(
+                "Cleaning kept \(facts.validSeconds) of \(facts.totalSeconds) seconds (\(share)); it counts in \(hours)."
+            )
+        }
+        return sentences
+    }
+
+    static func sentence(for reason: String, _ facts: Facts) -> String {
+        let share = AdminFormat.percent(facts.validSeconds, of: facts.totalSeconds)
+        switch reason {
+        case "too_far_from_venue":
+            let distance = facts.distanceMetres.map { "\(Int($0.rounded())) m" } ?? "too far"
+            return
+                "The phone was \(distance) from the venue; check-ins farther than \(Int(facts.maxDistanceMetres)) m are excluded."
+        case "device_excluded":
+            return "An admin excluded its device, so none of that device's check-ins count."
+        case "admin_excluded":
+            return "An admin excluded this check-in."
+        case "too_few_valid_seconds":
+            return "Only \(facts.validSeconds) seconds survived cleaning; a check-in needs at least 15."
+        case "too_little_valid_share":
+            return
+                "Only \(facts.validSeconds) of \(facts.totalSeconds) seconds (\(share)) survived cleaning; at least 50 % must."
+        case "stuck_meter":
+            return
+                "Most removed seconds were a stuck meter (5 or more seconds without change), and too few were left (\(share) valid)."
+        case "dropout":
+            return
+                "Most removed seconds were a dropout (a phone in a pocket or bag), and too few were left (\(share) valid)."
+        case "too_few_seconds_per_hour":
+            return
+                "Cleaning kept it, but no venue-local hour had the 10 valid seconds a piece needs to count in a cell."
+        case "cell_outlier":
+            let hours = facts.outlierHours.isEmpty ? "" : " (\(facts.outlierHours.joined(separator: ", ")))"
+            return
+                "Its level sat too far from the other check-ins of the same hour\(hours): |modified z| over 3.5, so it was left out of every cell."
+        case "invalid_samples":
+            return "Its stored samples could not be read as a session."
+        default:
+            return "Reason: \(reason.replacingOccurrences(of: "_", with: " "))."
+        }
+    }
+}

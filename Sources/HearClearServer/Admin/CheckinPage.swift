@@ -1,0 +1,173 @@
+import Foundation
+import HearClearStore
+import LoudnessCore
+
+/// The context of `checkin.mustache`.
+struct CheckinPage {
+    struct Fact {
+        let label: String
+        let value: String
+    }
+
+    struct Hour {
+        let hour: String
+        let leq: String
+        let l10: String
+        let l50: String
+        let l90: String
+        let peak: String
+        let valid: Int
+        let counted: Bool
+        let outlier: Bool
+        let cell: String
+        let modifiedZ: String
+        let residual: String
+    }
+
+    struct Actions {
+        let csrf: String
+        let includeAction: String
+        let excludeAction: String
+        let clearAction: String
+        let forced: Bool
+        let forcedIn: Bool
+        let forcedOut: Bool
+    }
+
+    let title: String
+    let chrome: AdminChrome
+    let notice: String?
+    let id: String
+    let venueName: String
+    let venueLink: String
+    let status: String
+    let reasons: String?
+    let override: String?
+    let facts: [Fact]
+    let explanation: [String]
+    let chart: CheckinChart?
+    let calibration: String
+    let hours: [Hour]
+    let hasHours: Bool
+    let actions: Actions
+
+    init(
+        chrome: AdminChrome, checkin: StoredCheckin, venueName: String?, hours: [AdminCheckinHour],
+        override: CheckinOverride?, modelOffsetDB: Double, referenceOffsetDB: Double, maxDistanceMetres: Double,
+        notice: String?
+    ) {
+        let idText = checkin.id.uuidString.lowercased()
+        title = "Check-in " + AdminFormat.shortCheckinID(checkin.id)
+        self.chrome = chrome
+        self.notice = notice
+        id = idText
+        self.venueName = venueName ?? checkin.venueExternalID
+        venueLink = "/farmer/venues/\(checkin.venueExternalID)"
+        status = checkin.status
+        reasons = AdminFormat.reasons(checkin.reasons)
+        self.override = override.map { "forced \($0.decision == .include ? "in" : "out")" }
+
+        let samples = try? SessionSamples(
+            offsetsSeconds: checkin.offsetsSeconds.map(Double.init), averageDBFS: checkin.averageDBFS.map(Double.init),
+            peakDBFS: checkin.peakDBFS.map(Double.init)
+        )
+        let cleaned = samples.map { SessionCleaner().clean($0) }
+        let offset = modelOffsetDB + referenceOffsetDB
+        chart = samples.flatMap { samples in
+            cleaned.map { CheckinChart(samples: samples, rejections: $0.rejections, offsetDB: offset) }
+        }
+        self.hours = hours.map { Self.hour($0, referenceOffsetDB: referenceOffsetDB) }
+        hasHours = !hours.isEmpty
+
+        let total = checkin.offsetsSeconds.count
+        let valid = checkin.validSeconds ?? cleaned?.validSeconds ?? 0
+        var facts = [
+            Fact(label: "Venue", value: self.venueName),
+            Fact(
+                label: "Device",
+                value: "\(checkin.deviceModel ?? "unknown model") " + DeviceLabel.shorten(checkin.deviceID)
+            ),
+            Fact(label: "Source", value: checkin.source.rawValue),
+            Fact(label: "Received", value: AdminFormat.time(checkin.receipt.receivedAt)),
+            Fact(label: "Started", value: AdminFormat.time(checkin.startedAt)),
+            Fact(
+                label: "Duration",
+                value: CheckinChart.clock(Double(checkin.offsetsSeconds.last ?? 0)) + " (\(total) samples)"
+            ),
+            Fact(label: "Valid seconds", value: "\(valid) of \(total) (\(AdminFormat.percent(valid, of: total)))"),
+            Fact(
+                label: "Level", value: checkin.levelDBFS.map { AdminFormat.decimal(Double($0) + offset) + " dB" } ?? "–"
+            ),
+            Fact(
+                label: "Distance from venue",
+                value: checkin.distanceMetres.map { "\(Int($0.rounded())) m" } ?? "no location sent"
+            ),
+            Fact(
+                label: "Local time from",
+                value: checkin.zoneGuessed ? "each sample's UTC offset (venue zone unknown)" : "the venue's time zone"
+            ),
+            Fact(label: "Judged", value: AdminFormat.time(checkin.judgedAt)),
+        ]
+        if let override {
+            facts.append(
+                Fact(
+                    label: "Admin decision",
+                    value: "forced \(override.decision.rawValue) by \(override.username), "
+                        + AdminFormat.time(override.createdAt) + (override.note.map { ": \($0)" } ?? "")
+                )
+            )
+        }
+        self.facts = facts
+        explanation = CheckinExplanation.sentences(
+            .init(
+                status: checkin.status, reasons: checkin.reasons, validSeconds: valid, totalSeconds: total,
+                distanceMetres: checkin.distanceMetres, maxDistanceMetres: maxDistanceMetres,
+                countedHours: hours.count { $0.counted },
+                outlierHours: hours.filter { $0.outlier || ($0.modifiedZ.map { abs($0) > 3.5 } ?? false) }.map {
+                    "\(Self.hourName($0)), modified z \(AdminFormat.signed($0.modifiedZ))"
+                },
+                override: override?.decision.rawValue
+            )
+        )
+        calibration =
+            "Levels in calibrated dB: dBFS \(AdminFormat.signed(modelOffsetDB)) dB for the device model "
+            + "\(AdminFormat.signed(referenceOffsetDB)) dB reference."
+        actions = Actions(
+            csrf: chrome.csrf, includeAction: "/farmer/checkins/\(idText)/include",
+            excludeAction: "/farmer/checkins/\(idText)/exclude", clearAction: "/farmer/checkins/\(idText)/clear",
+            forced: override != nil, forcedIn: override?.decision == .include, forcedOut: override?.decision == .exclude
+        )
+    }
+
+    static func hour(_ hour: AdminCheckinHour, referenceOffsetDB: Double) -> Hour {
+        let offset = hour.modelOffsetDB + referenceOffsetDB
+        func level(_ dbfs: Double) -> String { AdminFormat.decimal(dbfs + offset) }
+        var cell = "–"
+        if let level = hour.cellLevelDBFS, let low = hour.cellRangeLowDBFS, let high = hour.cellRangeHighDBFS {
+            cell =
+                "\(AdminFormat.decimal(level + referenceOffsetDB)) (\(AdminFormat.decimal(low + referenceOffsetDB))–"
+                + "\(AdminFormat.decimal(high + referenceOffsetDB)), \(hour.cellCheckins ?? 0))"
+        }
+        return Hour(
+            hour: hourName(hour), leq: level(hour.leqDBFS), l10: level(hour.l10DBFS), l50: level(hour.l50DBFS),
+            l90: level(hour.l90DBFS), peak: level(hour.maxPeakDBFS), valid: hour.validSeconds, counted: hour.counted,
+            outlier: hour.outlier, cell: cell, modifiedZ: hour.modifiedZ.map { String(format: "%.2f", $0) } ?? "–",
+            residual: AdminFormat.signed(hour.residualDB)
+        )
+    }
+
+    /// `Fri 21:00`.
+    static func hourName(_ hour: AdminCheckinHour) -> String {
+        "\(HeatMap.days[max(0, min(6, hour.weekday - 1))]) \(hour.hour):00"
+    }
+
+    static func notice(for code: String) -> String? {
+        switch code {
+        case "include": "Forced in. The venue was recomputed."
+        case "exclude": "Forced out. The venue was recomputed."
+        case "cleared": "Decision withdrawn. The venue was recomputed with the normal judgement."
+        case "unchanged": "There was no decision to withdraw."
+        default: nil
+        }
+    }
+}

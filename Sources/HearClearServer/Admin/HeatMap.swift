@@ -1,0 +1,109 @@
+import Foundation
+import LoudnessCore
+
+/// A venue's weekday × hour grid laid out for the SVG of `heatmap.mustache`: one square per
+/// cell with data, coloured by its band, showing its level (dB) and check-in count; empty hours
+/// stay grey. Cells come from `LoudnessReader`, so levels and labels are the ones the API reports.
+struct HeatMap {
+    struct Square {
+        let x: String
+        let y: String
+        let textX: String
+        let levelY: String
+        let countY: String
+        let band: Int
+        let dark: Bool
+        let level: String
+        let count: String
+        let title: String
+    }
+
+    struct Label {
+        let position: String
+        let text: String
+    }
+
+    struct LegendEntry {
+        let band: Int
+        let label: String
+    }
+
+    struct Row {
+        let day: String
+        let hour: String
+        let level: String
+        let label: String
+        let checkins: Int
+        let devices: Int
+        let confidence: String
+    }
+
+    static let cell = 30.0
+    static let left = 40.0
+    static let top = 18.0
+    static let days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+
+    let width = HeatMap.left + 24 * HeatMap.cell
+    let height = HeatMap.top + 7 * HeatMap.cell
+    let size = HeatMap.cell
+    let empty: [Square]
+    let squares: [Square]
+    let dayLabels: [Label]
+    let hourLabels: [Label]
+    let legend: [LegendEntry]
+    let rows: [Row]
+    let cellCount: Int
+
+    init(cells: [LoudnessReader.Cell], bands: Bands) {
+        let byHour = Dictionary(cells.map { ($0.localHour, $0) }, uniquingKeysWith: { first, _ in first })
+        var empty: [Square] = []
+        var squares: [Square] = []
+        for weekday in 1...7 {
+            for hour in 0..<24 {
+                let x = Self.left + Double(hour) * Self.cell
+                let y = Self.top + Double(weekday - 1) * Self.cell
+                guard let cell = byHour[LocalHour(weekday: weekday, hour: hour)] else {
+                    empty.append(Self.square(x: x, y: y, band: 0, level: "", count: "", title: ""))
+                    continue
+                }
+                let band = bands.bands.firstIndex { $0.label == cell.label } ?? 0
+                let title =
+                    "\(Self.days[weekday - 1]) \(hour):00 · \(AdminFormat.decimal(cell.levelDB)) dB \(cell.label) · "
+                    + "\(cell.checkins) check-ins, \(cell.devices) devices · \(cell.confidence) confidence"
+                squares.append(
+                    Self.square(
+                        x: x, y: y, band: band, level: String(Int(cell.levelDB.rounded())), count: "×\(cell.checkins)",
+                        title: title
+                    )
+                )
+            }
+        }
+        self.empty = empty
+        self.squares = squares
+        dayLabels = Self.days.enumerated().map { index, day in
+            Label(position: CheckinChart.text(Self.top + (Double(index) + 0.5) * Self.cell), text: day)
+        }
+        hourLabels = stride(from: 0, to: 24, by: 3).map { hour in
+            Label(position: CheckinChart.text(Self.left + (Double(hour) + 0.5) * Self.cell), text: "\(hour)h")
+        }
+        legend = bands.bands.enumerated().map { LegendEntry(band: min($0.offset, 5), label: $0.element.label) }
+        rows = cells.map { cell in
+            Row(
+                day: Self.days[cell.localHour.weekday - 1], hour: "\(cell.localHour.hour):00",
+                level: AdminFormat.decimal(cell.levelDB), label: cell.label, checkins: cell.checkins,
+                devices: cell.devices, confidence: cell.confidence
+            )
+        }
+        cellCount = cells.count
+    }
+
+    private static func square(x: Double, y: Double, band: Int, level: String, count: String, title: String)
+        -> Square
+    {
+        Square(
+            x: CheckinChart.text(x), y: CheckinChart.text(y), textX: CheckinChart.text(x + cell / 2),
+            levelY: CheckinChart.text(y + cell * 0.38), countY: CheckinChart.text(y + cell * 0.74),
+            band: min(band, 5), dark: band >= 3, level: level, count: count, title: title
+        )
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import HearClearServer
+import HearClearStore
+import HearClearTestSupport
+import LoudnessCore
+import PostgresNIO
+import Testing
+
+/// The worker cleans each check-in once and re-judges a venue from the stored cleaning; the raw
+/// samples are read again only when the cleaning is forgotten (recompute, time zone change).
+@Suite("Incremental aggregation")
+struct IncrementalAggregationTests {
+    let logger = EngineTestApp.logger
+    /// 2026-11-18 10:00:00 UTC, a Wednesday: 21:00 in Sydney (+11:00), 10:00 in UTC.
+    static let start = Date(timeIntervalSince1970: 1_794_996_000)
+
+    func store(_ client: PostgresClient, venue: String, timezone: String?, devices: [String], level: Double)
+        async throws -> Int64
+    {
+        let checkins = CheckinRepository(client: client, logger: logger)
+        for (index, device) in devices.enumerated() {
+            let submission = SubmissionFixture.submission(
+                venue: venue, timezone: timezone, device: device, levelDBFS: level + Double(index) * 0.5,
+                start: Self.start.addingTimeInterval(Double(index) * 400), seconds: 120)
+            _ = try await checkins.ingest(submission, maxDistanceMetres: 250)
+        }
+        return try #require(try await AggregationQueue(client: client, logger: logger).venueKey(externalID: venue))
+    }
+
+    func cellLevels(_ client: PostgresClient, _ venueID: Int64) async throws -> [String: Float] {
+        var levels: [String: Float] = [:]
+        for cell in try await LoudnessRepository(client: client, logger: logger).cells(venueID: venueID) {
+            levels["\(cell.weekday)-\(cell.hour)"] = Float(cell.levelDBFS)
+        }
+        return levels
+    }
+
+    @Test("a re-judgement uses the stored cleaning; recompute cleans the samples again")
+    func storedCleaningIsReused() async throws {
+        try await withTestDatabase { client, _ in
+            let venue = try await store(
+                client, venue: "incremental", timezone: "Australia/Sydney", devices: ["a", "b", "c"], level: -40)
+            let aggregator = Aggregator(client: client, logger: logger)
+            try await aggregator.recompute(venueID: venue)
+            let first = try await cellLevels(client, venue)
+            #expect(first.keys.sorted() == ["3-21"], "Wednesday 21:00 in Sydney")
+            #expect(try await client.count("checkins", where: "cleaned_at IS NOT NULL") == 3)
+
+            // Raw samples changed behind the worker's back: a plain re-judgement does not read them.
+            try await client.query(
+                """
+                UPDATE checkins SET
+                    average_dbfs = ARRAY(SELECT (-10 + (i % 3) * 0.5)::real FROM generate_series(0, 119) i),
+                    peak_dbfs = array_fill(0::real, ARRAY[120])
+                """)
+            try await aggregator.recompute(venueID: venue)
+            #expect(try await cellLevels(client, venue) == first)
+
+            // After forgetting the cleaning (what `hearclear recompute` does) they are read again.
+            try await AggregationQueue(client: client, logger: logger).forgetCleaning(venueID: venue)
+            try await aggregator.recompute(venueID: venue)
+            let recleaned = try await cellLevels(client, venue)
+            #expect(recleaned.keys.sorted() == ["3-21"])
+            // python3: 10*math.log10(statistics.mean(10**(x/10) for x in [-10, -9.5, -9])) == -9.480832944972464
+            #expect(abs((recleaned["3-21"] ?? 0) - -9.4808) < 0.001)
+        }
+    }
+
+    @Test("a re-judgement with nothing new writes no check-in")
+    func unchangedVenueWritesNothing() async throws {
+        try await withTestDatabase { client, _ in
+            let venue = try await store(
+                client, venue: "quiet-writes", timezone: nil, devices: ["a", "b", "c", "d"], level: -35)
+            let aggregator = Aggregator(client: client, logger: logger)
+            try await aggregator.recompute(venueID: venue)
+            try await client.query("UPDATE checkins SET judged_at = '2000-01-01'")
+
+            try await aggregator.recompute(venueID: venue)
+
+            #expect(try await client.count("checkins", where: "judged_at = '2000-01-01'") == 4)
+            #expect(try await client.count("checkin_hours") == 4)
+        }
+    }
+
+    @Test("changing a venue's time zone re-buckets its check-ins by the new local hour")
+    func timeZoneChangeRebuckets() async throws {
+        try await withTestDatabase { client, _ in
+            let venue = try await store(client, venue: "moved", timezone: "UTC", devices: ["a", "b"], level: -30)
+            let aggregator = Aggregator(client: client, logger: logger)
+            try await aggregator.recompute(venueID: venue)
+            #expect(try await cellLevels(client, venue).keys.sorted() == ["3-10"])
+
+            _ = try await VenueRepository(client: client, logger: logger).upsert(
+                externalID: "moved",
+                details: VenueDetails(name: "Moved", latitude: 0, longitude: 0, timezone: "Australia/Sydney"))
+            #expect(try await client.count("checkins", where: "cleaned_at IS NULL") == 2)
+            #expect(try await client.count("aggregation_queue", where: "venue_id = \(venue)") >= 1)
+            try await aggregator.recompute(venueID: venue)
+
+            #expect(try await cellLevels(client, venue).keys.sorted() == ["3-21"])
+            #expect(try await client.count("checkin_hours", where: "hour = 10") == 0, "old rows replaced")
+        }
+    }
+
+    @Test("renaming a venue without changing its zone keeps the stored cleaning")
+    func renameKeepsCleaning() async throws {
+        try await withTestDatabase { client, _ in
+            let venue = try await store(client, venue: "renamed", timezone: "UTC", devices: ["a"], level: -30)
+            try await Aggregator(client: client, logger: logger).recompute(venueID: venue)
+
+            _ = try await VenueRepository(client: client, logger: logger).upsert(
+                externalID: "renamed", details: VenueDetails(name: "New name", latitude: 0, longitude: 0, timezone: "UTC"))
+
+            #expect(try await client.count("checkins", where: "cleaned_at IS NULL") == 0)
+        }
+    }
+}
