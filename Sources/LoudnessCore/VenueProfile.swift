@@ -44,7 +44,7 @@ public struct VenueProfile: Sendable, Equatable {
         var hours = [Double](repeating: 0, count: 24)
         for _ in 0..<iterations {
             var moved = 0.0
-            let newDays = effects(levels, count: 7, index: { $0.weekday - 1 }) {
+            let newDays = effects(levels, count: 7, index: \.weekdayIndex) {
                 $0.levelDB - overall - hours[$0.hour.hour]
             }
             moved = max(moved, zip(days, newDays).map { abs($0 - $1) }.max() ?? 0)
@@ -89,4 +89,9 @@ public struct VenueProfile: Sendable, Equatable {
         for level in levels { groups[index(level.hour)].append(remainder(level)) }
         return groups.map { RobustStatistics.median($0) ?? 0 }
     }
+}
+
+extension LocalHour {
+    /// 0 for Monday … 6 for Sunday, the index into ``VenueProfile/weekdayEffectsDB``.
+    fileprivate var weekdayIndex: Int { weekday - 1 }
 }
