@@ -28,18 +28,15 @@ extension AdminVenueRepository {
     public func hours(checkinID: UUID) async throws -> [AdminCheckinHour] {
         let rows = try await client.query(Self.hoursQuery(checkinID: checkinID), logger: logger)
         var hours: [AdminCheckinHour] = []
-        for try await row in rows.decode(
-            (
-                Int, Int, Double, Double, Double, Double, Double, Int, Double, Bool, Bool, Double?, Double?, Double?,
-                Double?, Double?, Int?
-            ).self
-        ) {
+        for try await row in rows {
+            var c = ColumnReader(row)
             hours.append(
                 AdminCheckinHour(
-                    weekday: row.0, hour: row.1, leqDBFS: row.2, l10DBFS: row.3, l50DBFS: row.4, l90DBFS: row.5,
-                    maxPeakDBFS: row.6, validSeconds: row.7, modelOffsetDB: row.8, counted: row.9, outlier: row.10,
-                    modifiedZ: row.11, residualDB: row.12, cellLevelDBFS: row.13, cellRangeLowDBFS: row.14,
-                    cellRangeHighDBFS: row.15, cellCheckins: row.16
+                    weekday: try c.next(), hour: try c.next(), leqDBFS: try c.next(), l10DBFS: try c.next(),
+                    l50DBFS: try c.next(), l90DBFS: try c.next(), maxPeakDBFS: try c.next(), validSeconds: try c.next(),
+                    modelOffsetDB: try c.next(), counted: try c.next(), outlier: try c.next(), modifiedZ: try c.next(),
+                    residualDB: try c.next(), cellLevelDBFS: try c.next(), cellRangeLowDBFS: try c.next(),
+                    cellRangeHighDBFS: try c.next(), cellCheckins: try c.next()
                 )
             )
         }

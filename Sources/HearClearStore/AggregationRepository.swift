@@ -41,29 +41,41 @@ public struct AggregationRepository: Sendable {
             """,
             logger: logger)
         var checkins: [AggregationInput.Checkin] = []
-        for try await row in rows.decode(
-            (
-                UUID, Int64, Bool, Double, [String], Bool, String?, Int, Float?, String, [String], Date?, [Int32]?,
-                [Int16]?, [Float]?, [Float]?, String?
-            ).self)
-        {
+        for try await row in rows {
+            var column = ColumnReader(row)
+            let id: UUID = try column.next()
+            let deviceKey: Int64 = try column.next()
+            let deviceExcluded: Bool = try column.next()
+            let modelOffset: Double = try column.next()
+            let receiptReasons: [String] = try column.next()
+            let cleaned: Bool = try column.next()
+            let cleanExclusion: String? = try column.next()
+            let validSeconds: Int = try column.next()
+            let level: Float? = try column.next()
+            let status: String = try column.next()
+            let reasons: [String] = try column.next()
+            let startedAt: Date? = try column.next()
+            let offsets: [Int32]? = try column.next()
+            let zones: [Int16]? = try column.next()
+            let averages: [Float]? = try column.next()
+            let peaks: [Float]? = try column.next()
+            let adminDecision: String? = try column.next()
             var raw: AggregationInput.Raw?
             var stored: AggregationInput.Stored?
-            if row.5 {
+            if cleaned {
                 stored = .init(
-                    cleanExclusion: row.6, validSeconds: row.7, levelDBFS: row.8.map(Double.init), status: row.9,
-                    reasons: row.10, hours: hours[row.0] ?? [])
-            } else if let startedAt = row.11, let offsets = row.12, let zones = row.13, let averages = row.14,
-                let peaks = row.15
-            {
+                    cleanExclusion: cleanExclusion, validSeconds: validSeconds, levelDBFS: level.map(Double.init),
+                    status: status, reasons: reasons, hours: hours[id] ?? [])
+            } else if let startedAt, let offsets, let zones, let averages, let peaks {
                 raw = .init(
                     startedAt: startedAt, offsetsSeconds: offsets, utcOffsetsMinutes: zones, averageDBFS: averages,
                     peakDBFS: peaks)
             }
             checkins.append(
                 .init(
-                    id: row.0, deviceKey: row.1, deviceExcluded: row.2, modelOffsetDB: row.3, receiptReasons: row.4,
-                    raw: raw, stored: stored, adminDecision: row.16.flatMap(AggregationInput.AdminDecision.init)))
+                    id: id, deviceKey: deviceKey, deviceExcluded: deviceExcluded, modelOffsetDB: modelOffset,
+                    receiptReasons: receiptReasons, raw: raw, stored: stored,
+                    adminDecision: adminDecision.flatMap(AggregationInput.AdminDecision.init)))
         }
         return AggregationInput(venueID: venueID, venueExternalID: venue.0, timezone: venue.1, checkins: checkins)
     }
@@ -83,16 +95,18 @@ public struct AggregationRepository: Sendable {
             """,
             logger: logger)
         var hours: [UUID: [AggregationResult.Hour]] = [:]
-        for try await row in rows.decode(
-            (UUID, Int64, Int16, Int16, Float, Float, Float, Float, Float, Int32, Float, Bool, Bool, Float?, Float?, Int32)
-                .self)
-        {
-            hours[row.0, default: []].append(
-                .init(
-                    checkinID: row.0, deviceKey: row.1, weekday: Int(row.2), hour: Int(row.3), leqDBFS: Double(row.4),
-                    l10DBFS: Double(row.5), l50DBFS: Double(row.6), l90DBFS: Double(row.7), maxPeakDBFS: Double(row.8),
-                    validSeconds: Int(row.9), modelOffsetDB: Double(row.10), counted: row.11, outlier: row.12,
-                    modifiedZ: row.13.map(Double.init), residualDB: row.14.map(Double.init), otherDevices: Int(row.15)))
+        for try await row in rows {
+            var c = ColumnReader(row)
+            let id: UUID = try c.next()
+            let hour = AggregationResult.Hour(
+                checkinID: id, deviceKey: try c.next(), weekday: Int(try c.next(Int16.self)),
+                hour: Int(try c.next(Int16.self)), leqDBFS: Double(try c.next(Float.self)),
+                l10DBFS: Double(try c.next(Float.self)), l50DBFS: Double(try c.next(Float.self)),
+                l90DBFS: Double(try c.next(Float.self)), maxPeakDBFS: Double(try c.next(Float.self)),
+                validSeconds: Int(try c.next(Int32.self)), modelOffsetDB: Double(try c.next(Float.self)),
+                counted: try c.next(), outlier: try c.next(), modifiedZ: try c.next(Float?.self).map(Double.init),
+                residualDB: try c.next(Float?.self).map(Double.init), otherDevices: Int(try c.next(Int32.self)))
+            hours[id, default: []].append(hour)
         }
         return hours
     }

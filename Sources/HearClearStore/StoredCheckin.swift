@@ -53,27 +53,45 @@ extension CheckinRepository {
             """,
             logger: logger
         )
-        for try await row in rows.decode(
-            (
-                UUID, String, String, String?, String, Date, [Int32], [Float], [Float], Double?, Double?, Double?,
-                Double?, String, [String], Float?, Int?, Date?, Bool, String, [String], Date, [Int16]
-            ).self
-        ) {
+        for try await row in rows {
+            var c = ColumnReader(row)
+            let id: UUID = try c.next()
+            let venueExternalID: String = try c.next()
+            let deviceID: String = try c.next()
+            let deviceModel: String? = try c.next()
+            let source: String = try c.next()
+            let startedAt: Date = try c.next()
+            let offsets: [Int32] = try c.next()
+            let averages: [Float] = try c.next()
+            let peaks: [Float] = try c.next()
+            let latitude: Double? = try c.next()
+            let longitude: Double? = try c.next()
+            let accuracy: Double? = try c.next()
+            let distance: Double? = try c.next()
+            let status: String = try c.next()
+            let reasons: [String] = try c.next()
+            let level: Float? = try c.next()
+            let validSeconds: Int? = try c.next()
+            let judgedAt: Date? = try c.next()
+            let zoneGuessed: Bool = try c.next()
+            let receiptStatus: String = try c.next()
+            let receiptReasons: [String] = try c.next()
+            let receivedAt: Date = try c.next()
+            let zones: [Int16] = try c.next()
             var location: CheckinSubmission.Location?
-            if let latitude = row.9, let longitude = row.10 {
-                location = .init(latitude: latitude, longitude: longitude, accuracyMetres: row.11)
+            if let latitude, let longitude {
+                location = .init(latitude: latitude, longitude: longitude, accuracyMetres: accuracy)
             }
             let receipt = CheckinReceipt(
-                id: row.0, venueExternalID: row.1, status: row.19, reasons: row.20, receivedAt: row.21,
-                sampleCount: row.7.count
+                id: id, venueExternalID: venueExternalID, status: receiptStatus, reasons: receiptReasons,
+                receivedAt: receivedAt, sampleCount: averages.count
             )
             return StoredCheckin(
-                id: row.0, venueExternalID: row.1, deviceID: row.2, deviceModel: row.3,
-                source: CheckinSource(rawValue: row.4) ?? .v2, startedAt: row.5, offsetsSeconds: row.6,
-                utcOffsetsMinutes: row.22,
-                averageDBFS: row.7, peakDBFS: row.8, location: location, distanceMetres: row.12, status: row.13,
-                reasons: row.14, levelDBFS: row.15, validSeconds: row.16, judgedAt: row.17, zoneGuessed: row.18,
-                receipt: receipt
+                id: id, venueExternalID: venueExternalID, deviceID: deviceID, deviceModel: deviceModel,
+                source: CheckinSource(rawValue: source) ?? .v2, startedAt: startedAt, offsetsSeconds: offsets,
+                utcOffsetsMinutes: zones, averageDBFS: averages, peakDBFS: peaks, location: location,
+                distanceMetres: distance, status: status, reasons: reasons, levelDBFS: level,
+                validSeconds: validSeconds, judgedAt: judgedAt, zoneGuessed: zoneGuessed, receipt: receipt
             )
         }
         return nil

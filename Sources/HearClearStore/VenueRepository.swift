@@ -41,14 +41,14 @@ public struct VenueRepository: Sendable {
                 logger: logger
             )
             var result: (Venue, Bool, Bool)?
-            for try await row in rows.decode(
-                (Int64, String, String, Double, Double, String?, String?, String?, Date, Date, Bool, Bool?).self
-            ) {
+            for try await row in rows {
+                var c = ColumnReader(row)
                 let venue = Venue(
-                    id: row.0, externalID: row.1, name: row.2, latitude: row.3, longitude: row.4, timezone: row.5,
-                    address: row.6, category: row.7, createdAt: row.8, updatedAt: row.9
+                    id: try c.next(), externalID: try c.next(), name: try c.next(), latitude: try c.next(),
+                    longitude: try c.next(), timezone: try c.next(), address: try c.next(), category: try c.next(),
+                    createdAt: try c.next(), updatedAt: try c.next()
                 )
-                result = (venue, row.10, row.11 == true)
+                result = (venue, try c.next(Bool.self), try c.next(Bool?.self) == true)
             }
             guard let (venue, created, zoneChanged) = result else {
                 throw StoreError.unexpected("venue upsert returned no row")
