@@ -40,7 +40,8 @@ public func buildApplication(
     let schemaReady = StartupGate()
     var app = Application(
         router: router,
-        configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "HearClear"),
+        configuration: .init(
+            address: .hostname(configuration.hostname, port: configuration.port), serverName: "HearClear"),
         services: services,
         logger: logger
     )

@@ -64,7 +64,8 @@ public struct ServerConfiguration: Sendable {
         self.logFormat = logFormat
         let level = reader.string(forKey: "hearclear.log.level", default: logLevel.rawValue)
         guard let logLevel = Logger.Level(rawValue: level) else {
-            throw ConfigurationError.invalid("log level must be one of trace, debug, info, notice, warning, error, critical")
+            throw ConfigurationError.invalid(
+                "log level must be one of trace, debug, info, notice, warning, error, critical")
         }
         self.logLevel = logLevel
         guard (1...65535).contains(port) || port == 0 else {

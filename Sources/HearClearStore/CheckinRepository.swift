@@ -28,7 +28,8 @@ public struct CheckinRepository: Sendable {
         {
             // Fast path: one statement, its own transaction.
             inserted = try await client.withConnection { connection in
-                try await insert(submission, venue: venue, deviceID: deviceID, maxDistanceMetres: maxDistanceMetres, on: connection)
+                try await insert(
+                    submission, venue: venue, deviceID: deviceID, maxDistanceMetres: maxDistanceMetres, on: connection)
             }
         } else {
             let stored: (CheckinReceipt, Venue, Int64)? = try await client.transaction(logger: logger) { connection in
@@ -94,7 +95,8 @@ public struct CheckinRepository: Sendable {
     {
         let select: PostgresQuery =
             "SELECT \(unescaped: VenueRepository.columns) FROM venues WHERE external_id = \(reference.externalID)"
-        if let row = try await connection.query(select, logger: logger).decode(VenueRow.self).first(where: { _ in true }) {
+        if let row = try await connection.query(select, logger: logger).decode(VenueRow.self).first(where: { _ in true }
+        ) {
             return Venue(row)
         }
         guard let details = reference.details else {
@@ -110,7 +112,9 @@ public struct CheckinRepository: Sendable {
             logger: logger
         )
         // Read committed: this statement sees a row a concurrent transaction just committed.
-        guard let row = try await connection.query(select, logger: logger).decode(VenueRow.self).first(where: { _ in true })
+        guard
+            let row = try await connection.query(select, logger: logger).decode(VenueRow.self).first(where: { _ in true
+                })
         else { throw StoreError.unexpected("venue \(reference.externalID) missing after insert") }
         return Venue(row)
     }

@@ -1,6 +1,6 @@
 import Foundation
-import NIOSSL
 import Logging
+import NIOSSL
 import PostgresNIO
 
 /// Parses `DATABASE_URL` (`postgres://user:password@host:port/database?sslmode=…`, or

@@ -15,10 +15,11 @@ extension EmbeddedPostgres {
             atPath: cluster, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700]
         )
         try user.own(cluster)
-        var command = prefix + [
-            binaries.initdb, "--pgdata", cluster, "--username", superuser, "--auth", "trust",
-            "--encoding", "UTF8", "--no-locale",
-        ]
+        var command =
+            prefix + [
+                binaries.initdb, "--pgdata", cluster, "--username", superuser, "--auth", "trust",
+                "--encoding", "UTF8", "--no-locale",
+            ]
         if !durable { command.append("--no-sync") }
         do {
             try ProcessRunner.output(command)
@@ -68,10 +69,11 @@ extension EmbeddedPostgres {
         cluster: String, socketDirectory: String, binaries: PostgresBinaries, prefix: [String], durable: Bool,
         logFile: String, removeWhenStopped: String?
     ) throws -> Process {
-        var arguments = prefix + [
-            binaries.postgres, "-D", cluster, "-k", socketDirectory, "-p", "\(port)",
-            "-c", "listen_addresses=", "-c", "unix_socket_permissions=0700", "-c", "max_connections=200",
-        ]
+        var arguments =
+            prefix + [
+                binaries.postgres, "-D", cluster, "-k", socketDirectory, "-p", "\(port)",
+                "-c", "listen_addresses=", "-c", "unix_socket_permissions=0700", "-c", "max_connections=200",
+            ]
         if !durable {
             arguments += ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
         }

@@ -41,7 +41,8 @@ public final class EmbeddedPostgres: Sendable {
             let cluster = dataDirectory + "/postgres"
             let prefix = user.launchPrefix(reaching: dataDirectory)
             if !FileManager.default.fileExists(atPath: cluster + "/PG_VERSION") {
-                try initialise(cluster: cluster, binaries: binaries, user: user, prefix: prefix, durable: durable, logger: logger)
+                try initialise(
+                    cluster: cluster, binaries: binaries, user: user, prefix: prefix, durable: durable, logger: logger)
             }
             try stopOrphan(cluster: cluster, logger: logger)
             let (socketDirectory, temporary) = try makeSocketDirectory(dataDirectory: dataDirectory, user: user)
@@ -98,7 +99,8 @@ public final class EmbeddedPostgres: Sendable {
             probe.release()
             return nil
         }
-        return PostgresClient.Configuration(unixSocketPath: socket, username: superuser, password: nil, database: database)
+        return PostgresClient.Configuration(
+            unixSocketPath: socket, username: superuser, password: nil, database: database)
     }
 
     /// The path of the socket file clients connect to.
@@ -108,7 +110,8 @@ public final class EmbeddedPostgres: Sendable {
 
     /// Connection settings for `database` on this cluster.
     public func configuration(database: String = "postgres") -> PostgresClient.Configuration {
-        PostgresClient.Configuration(unixSocketPath: socketPath, username: Self.superuser, password: nil, database: database)
+        PostgresClient.Configuration(
+            unixSocketPath: socketPath, username: Self.superuser, password: nil, database: database)
     }
 
     /// Fast shutdown (SIGINT: open sessions are ended, commits are kept), waiting up to a minute.
@@ -133,7 +136,8 @@ public final class EmbeddedPostgres: Sendable {
                 throw EmbeddedPostgresError.startFailed("postgres exited: \(logTail())")
             }
             if let status = try? String(contentsOfFile: clusterDirectory + "/postmaster.pid", encoding: .utf8),
-                status.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(7).first?.trimmingCharacters(in: .whitespaces) == "ready",
+                status.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(7).first?.trimmingCharacters(
+                    in: .whitespaces) == "ready",
                 FileManager.default.fileExists(atPath: socketPath)
             {
                 return

@@ -17,7 +17,9 @@ public struct PostgresBinaries: Sendable {
         environment: [String: String] = ProcessInfo.processInfo.environment,
         systemRoot: String = "/usr/lib/postgresql", usePgConfig: Bool = true
     ) throws -> PostgresBinaries {
-        for directory in candidateDirectories(environment: environment, systemRoot: systemRoot, usePgConfig: usePgConfig) {
+        for directory in candidateDirectories(
+            environment: environment, systemRoot: systemRoot, usePgConfig: usePgConfig)
+        {
             let initdb = directory + "/initdb"
             let postgres = directory + "/postgres"
             if FileManager.default.isExecutableFile(atPath: initdb),

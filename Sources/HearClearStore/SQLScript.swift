@@ -57,7 +57,10 @@ public enum SQLScript {
     /// `$tag$` starting at `position`, if one does (`$1` parameters are not tags).
     private static func dollarTag(_ text: [Unicode.Scalar], at position: Int) -> String? {
         var end = position + 1
-        while end < text.count, text[end] == "_" || text[end].properties.isAlphabetic || (end > position + 1 && text[end].properties.numericType != nil) {
+        while end < text.count,
+            text[end] == "_" || text[end].properties.isAlphabetic
+                || (end > position + 1 && text[end].properties.numericType != nil)
+        {
             end += 1
         }
         guard end < text.count, text[end] == "$" else { return nil }

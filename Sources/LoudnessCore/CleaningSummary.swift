@@ -34,7 +34,8 @@ public struct CleaningSummary: Sendable, Equatable {
         let exclusion: CheckinExclusion? =
             if case .excluded(let reason) = cleaned.verdict { reason } else { nil }
         self.init(
-            exclusion: exclusion, validSeconds: cleaned.validSeconds, levelDBFS: Level.energeticMean(kept), hours: hours)
+            exclusion: exclusion, validSeconds: cleaned.validSeconds, levelDBFS: Level.energeticMean(kept), hours: hours
+        )
     }
 
     public var isAccepted: Bool { exclusion == nil }

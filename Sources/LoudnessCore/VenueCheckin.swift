@@ -39,7 +39,8 @@ public struct VenueCheckin: Sendable, Equatable {
 
     /// A check-in already cleaned: judged from its stored ``CleaningSummary``.
     public init(
-        id: String, deviceID: String, summary: CleaningSummary, modelOffsetDB: Double = 0, exclusionReasons: [String] = [],
+        id: String, deviceID: String, summary: CleaningSummary, modelOffsetDB: Double = 0,
+        exclusionReasons: [String] = [],
         forcedInclusion: Bool = false
     ) {
         self.id = id

@@ -9,7 +9,8 @@ import NIOFoundationCompat
 struct IngestLoadtest: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ingest",
-        abstract: "Post realistic check-ins (gzip, like a phone) from concurrent clients and report throughput and latency.",
+        abstract:
+            "Post realistic check-ins (gzip, like a phone) from concurrent clients and report throughput and latency.",
         discussion: """
             Each client posts check-ins of --samples per-second samples (speech-and-music-like levels, \
             gzip-compressed) one after another over a kept-alive connection, spread over --venues \
@@ -74,7 +75,9 @@ struct IngestLoadtest: AsyncParsableCommand {
         try await client.shutdown()
 
         let rate = Double(results.ok) / seconds
-        func ms(_ p: Double) -> String { String(format: "%.1f ms", Double(results.latency.valueAtPercentile(p)) / 1000) }
+        func ms(_ p: Double) -> String {
+            String(format: "%.1f ms", Double(results.latency.valueAtPercentile(p)) / 1000)
+        }
         print(String(format: "check-ins: %d ok, %d failed in %.1f s", results.ok, results.failed, seconds))
         print(String(format: "throughput: %.0f check-ins/s, %.0f samples/s", rate, rate * Double(samples)))
         print("latency: p50 \(ms(50)), p99 \(ms(99)), p999 \(ms(99.9)), max \(ms(100))")
@@ -122,7 +125,12 @@ struct IngestLoadtest: AsyncParsableCommand {
                 let response = try await client.execute(request, timeout: .seconds(30))
                 let answer = try await response.body.collect(upTo: 1 << 20)
                 let elapsed = ContinuousClock.now - start
-                _ = result.latency.record(UInt64(max(1, elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000)))
+                _ = result.latency.record(
+                    UInt64(
+                        max(
+                            1,
+                            elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000)
+                    ))
                 if response.status.code == 201 || response.status.code == 200 {
                     result.ok += 1
                 } else {
@@ -167,7 +175,11 @@ struct IngestLoadtest: AsyncParsableCommand {
                 if let status = status as? String, status != "pending" {
                     let elapsed = ContinuousClock.now - created
                     _ = result.freshness.record(
-                        UInt64(max(1, elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000)))
+                        UInt64(
+                            max(
+                                1,
+                                elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds
+                                    / 1_000_000_000_000)))
                     break
                 }
                 try await Task.sleep(for: .milliseconds(10))

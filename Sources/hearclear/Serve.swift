@@ -8,7 +8,8 @@ import Prometheus
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run the HTTP server (v1, v2, /health, /ready), with an embedded PostgreSQL unless DATABASE_URL is set.",
+        abstract:
+            "Run the HTTP server (v1, v2, /health, /ready), with an embedded PostgreSQL unless DATABASE_URL is set.",
         discussion: """
             Without DATABASE_URL, the first run initialises a PostgreSQL cluster in <data-dir>/postgres; \
             every run starts it on a private Unix socket and stops it on SIGINT or SIGTERM. As root the \
@@ -23,10 +24,16 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on. Env: HEARCLEAR_PORT. Default: 8080")
     var port: Int?
 
-    @Option(help: "Check-ins farther than this (metres) from their venue are excluded. Env: HEARCLEAR_MAX_DISTANCE_METRES. Default: 250")
+    @Option(
+        help:
+            "Check-ins farther than this (metres) from their venue are excluded. Env: HEARCLEAR_MAX_DISTANCE_METRES. Default: 250"
+    )
     var maxDistanceMetres: Double?
 
-    @Option(help: "Calibrated dB = dBFS + model offset + this (an assumption). Env: HEARCLEAR_REFERENCE_OFFSET_DB. Default: 110")
+    @Option(
+        help:
+            "Calibrated dB = dBFS + model offset + this (an assumption). Env: HEARCLEAR_REFERENCE_OFFSET_DB. Default: 110"
+    )
     var referenceOffsetDB: Double?
 
     @Option(help: "PostgreSQL connections in the pool. Env: HEARCLEAR_DATABASE_CONNECTIONS. Default: 20")
@@ -37,17 +44,19 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "User name of the admin at /farmer. Env: HEARCLEAR_ADMIN_USER. Default: admin")
     var adminUser: String?
 
-    @Option(help: """
-        bcrypt hash of the admin password. Env: HEARCLEAR_ADMIN_PASSWORD_HASH (prefer it: flags show in ps). \
-        Without it or --admin-password, a password is generated, printed once, and only its hash kept in \
-        <data-dir>/admin-password.bcrypt.
-        """)
+    @Option(
+        help: """
+            bcrypt hash of the admin password. Env: HEARCLEAR_ADMIN_PASSWORD_HASH (prefer it: flags show in ps). \
+            Without it or --admin-password, a password is generated, printed once, and only its hash kept in \
+            <data-dir>/admin-password.bcrypt.
+            """)
     var adminPasswordHash: String?
 
     @Option(help: "Admin password, hashed at start. Env: HEARCLEAR_ADMIN_PASSWORD (prefer it: flags show in ps)")
     var adminPassword: String?
 
-    @Flag(help: "Mark the admin session cookie Secure (serve /farmer over TLS). Env: HEARCLEAR_ADMIN_SECURE_COOKIE=true")
+    @Flag(
+        help: "Mark the admin session cookie Secure (serve /farmer over TLS). Env: HEARCLEAR_ADMIN_SECURE_COOKIE=true")
     var adminSecureCookie = false
 
     @OptionGroup var options: ServerOptions
@@ -72,15 +81,21 @@ struct Serve: AsyncParsableCommand {
         if let adminPasswordHash {
             extra[["hearclear", "admin", "password", "hash"]] = .init(.string(adminPasswordHash), isSecret: true)
         }
-        if let adminPassword { extra[["hearclear", "admin", "password"]] = .init(.string(adminPassword), isSecret: true) }
-        if adminSecureCookie { extra[["hearclear", "admin", "secure", "cookie"]] = .init(.bool(true), isSecret: false) }
+        if let adminPassword {
+            extra[["hearclear", "admin", "password"]] = .init(.string(adminPassword), isSecret: true)
+        }
+        if adminSecureCookie {
+            extra[["hearclear", "admin", "secure", "cookie"]] = .init(.bool(true), isSecret: false)
+        }
         let reader = try await options.reader(extra: extra)
         let configuration = try ServerConfiguration(reader: reader)
         let logger = Logging.bootstrap(configuration)
         MetricsSystem.bootstrap(PrometheusMetricsFactory())
         do {
             let database: DatabaseSource =
-                if let url = configuration.databaseURL { .external(try DatabaseURL.configuration(url)) } else { .embedded }
+                if let url = configuration.databaseURL { .external(try DatabaseURL.configuration(url)) } else {
+                    .embedded
+                }
             let app = try await buildApplication(configuration: configuration, database: database, logger: logger)
             try await app.runService()
         } catch {

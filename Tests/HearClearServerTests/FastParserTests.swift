@@ -14,7 +14,9 @@ struct FastParserTests {
     }
 
     static func text(_ object: Any, pretty: Bool = false) -> String {
-        String(decoding: try! JSONSerialization.data(withJSONObject: object, options: pretty ? [.prettyPrinted] : []), as: UTF8.self)
+        String(
+            decoding: try! JSONSerialization.data(withJSONObject: object, options: pretty ? [.prettyPrinted] : []),
+            as: UTF8.self)
     }
 
     @Test(

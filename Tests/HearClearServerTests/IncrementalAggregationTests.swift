@@ -109,7 +109,8 @@ struct IncrementalAggregationTests {
             try await Aggregator(client: client, logger: logger).recompute(venueID: venue)
 
             _ = try await VenueRepository(client: client, logger: logger).upsert(
-                externalID: "renamed", details: VenueDetails(name: "New name", latitude: 0, longitude: 0, timezone: "UTC"))
+                externalID: "renamed",
+                details: VenueDetails(name: "New name", latitude: 0, longitude: 0, timezone: "UTC"))
 
             #expect(try await client.count("checkins", where: "cleaned_at IS NULL") == 0)
         }

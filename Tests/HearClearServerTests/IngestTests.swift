@@ -26,7 +26,8 @@ struct IngestTests {
             #expect(body["id"] as? String == id)
             #expect(body["status"] as? String == "pending")
             #expect(body["sampleCount"] as? Int == 30)
-            #expect(try await database.writtenRows() == ["venues": 1, "devices": 1, "checkins": 1, "aggregation_queue": 1])
+            #expect(
+                try await database.writtenRows() == ["venues": 1, "devices": 1, "checkins": 1, "aggregation_queue": 1])
 
             let read = try await client.execute(uri: "/api/v2/checkins/\(id)", method: .get)
             #expect(read.status == .ok)
@@ -124,7 +125,8 @@ struct IngestTests {
             #expect(refused.status == .unprocessableContent)
             #expect(Set(refused.body.problemPointers).isSuperset(of: ["/venue/latitude", "/venue/longitude"]))
             #expect(try await database.count("venues") == 1)
-            #expect(try await database.count("venues", where: "name = 'The Arms'") == 1, "a check-in never renames a venue")
+            #expect(
+                try await database.count("venues", where: "name = 'The Arms'") == 1, "a check-in never renames a venue")
         }
     }
 

@@ -18,7 +18,9 @@ struct LegacyTests {
         return formatter.string(from: instant)
     }
 
-    static func checkinBody(venue: String, deviceID: String, start: Date, offsetMinutes: Int, zone: String, count: Int = 12)
+    static func checkinBody(
+        venue: String, deviceID: String, start: Date, offsetMinutes: Int, zone: String, count: Int = 12
+    )
         -> String
     {
         let samples = (0..<count).map { second in
@@ -105,7 +107,9 @@ struct LegacyTests {
         try await withRouterApp { client, database in
             _ = try await client.execute(
                 uri: "/api/v2/venues/sydney-bar", method: .put, headers: Fixture.jsonHeaders,
-                body: Fixture.bytes(["name": "Bar", "latitude": -33.87, "longitude": 151.21, "timezone": "Australia/Sydney"])
+                body: Fixture.bytes([
+                    "name": "Bar", "latitude": -33.87, "longitude": 151.21, "timezone": "Australia/Sydney",
+                ])
             )
             let start = Date().addingTimeInterval(-600).rounded()
             let sydney = TimeZone(identifier: "Australia/Sydney")!.secondsFromGMT(for: start) / 60
@@ -134,7 +138,9 @@ struct LegacyTests {
             let broken = try await Self.post(client, "checkin/new", "{ not json")
             let tooFew = try await Self.post(
                 client, "checkin/new",
-                Self.checkinBody(venue: "v1", deviceID: "d1", start: Date().addingTimeInterval(-100), offsetMinutes: 0, zone: "UTC", count: 5)
+                Self.checkinBody(
+                    venue: "v1", deviceID: "d1", start: Date().addingTimeInterval(-100), offsetMinutes: 0, zone: "UTC",
+                    count: 5)
             )
 
             #expect(missing.status == .notFound)
@@ -145,7 +151,8 @@ struct LegacyTests {
                 #expect(response.body.json["message"] is String)
             }
             #expect((tooFew.body.json["message"] as? String)?.contains("samples") == true)
-            #expect(try await database.writtenRows() == ["venues": 0, "devices": 0, "checkins": 0, "aggregation_queue": 0])
+            #expect(
+                try await database.writtenRows() == ["venues": 0, "devices": 0, "checkins": 0, "aggregation_queue": 0])
         }
     }
 

@@ -74,8 +74,12 @@ struct RoutingTests {
                     .map { "\($0.method.rawValue) \($0.path)" }
             )
 
-            #expect(routed.subtracting(documented).isEmpty, "routes missing from openapi.yaml: \(routed.subtracting(documented).sorted())")
-            #expect(documented.subtracting(routed).isEmpty, "openapi.yaml names routes that do not exist: \(documented.subtracting(routed).sorted())")
+            #expect(
+                routed.subtracting(documented).isEmpty,
+                "routes missing from openapi.yaml: \(routed.subtracting(documented).sorted())")
+            #expect(
+                documented.subtracting(routed).isEmpty,
+                "openapi.yaml names routes that do not exist: \(documented.subtracting(routed).sorted())")
 
             try await Application(router: router).test(.router) { client in
                 let served = try await client.execute(uri: "/api/v2/openapi.yaml", method: .get)

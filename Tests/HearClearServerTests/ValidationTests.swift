@@ -17,7 +17,8 @@ struct ValidationTests {
         var body: @Sendable () -> ByteBuffer
 
         init(
-            _ name: String, _ status: HTTPResponse.Status, _ pointer: String?, headers: HTTPFields = Fixture.jsonHeaders,
+            _ name: String, _ status: HTTPResponse.Status, _ pointer: String?,
+            headers: HTTPFields = Fixture.jsonHeaders,
             body: @Sendable @escaping () -> ByteBuffer
         ) {
             testDescription = name
@@ -90,13 +91,18 @@ struct ValidationTests {
         .changed("latitude out of range", "/location/latitude") { setNested(&$0, "location", "latitude", 91.5) },
         .changed("venue longitude out of range", "/venue/longitude") { setNested(&$0, "venue", "longitude", 200) },
         .changed("bad venue id", "/venue/id") { setNested(&$0, "venue", "id", "bad id/with spaces") },
-        .changed("venue id too long", "/venue/id") { setNested(&$0, "venue", "id", String(repeating: "a", count: 129)) },
+        .changed("venue id too long", "/venue/id") {
+            setNested(&$0, "venue", "id", String(repeating: "a", count: 129))
+        },
         .changed("unknown time zone", "/venue/timezone") { setNested(&$0, "venue", "timezone", "Mars/Olympus") },
         .changed("unknown unit", "/unit") { $0["unit"] = "decibels" },
         .changed("amplitude above 10", "/samples/0/average") { object in
             object["unit"] = "amplitude"
             var samples = object["samples"] as! [JSONObject]
-            for i in samples.indices { samples[i]["average"] = 0.03; samples[i]["peak"] = 0.1 }
+            for i in samples.indices {
+                samples[i]["average"] = 0.03
+                samples[i]["peak"] = 0.1
+            }
             samples[0]["average"] = 11.0
             object["samples"] = samples
         },
@@ -111,13 +117,18 @@ struct ValidationTests {
         },
         Case("a JSON array instead of an object", .unprocessableContent, "") { Fixture.bytes([1, 2, 3]) },
         Case("no Content-Type", .unsupportedMediaType, nil, headers: [:]) { Fixture.bytes(Fixture.checkin()) },
-        Case("form Content-Type", .unsupportedMediaType, nil, headers: [.contentType: "application/x-www-form-urlencoded"]) {
+        Case(
+            "form Content-Type", .unsupportedMediaType, nil,
+            headers: [.contentType: "application/x-www-form-urlencoded"]
+        ) {
             Fixture.bytes(Fixture.checkin())
         },
         Case("a body of 1 MiB + 1 byte", .contentTooLarge, nil) {
             ByteBuffer(repeating: UInt8(ascii: " "), count: (1 << 20) + 1)
         },
-        Case("a gzip bomb", .contentTooLarge, nil, headers: [.contentType: "application/json", .contentEncoding: "gzip"]) {
+        Case(
+            "a gzip bomb", .contentTooLarge, nil, headers: [.contentType: "application/json", .contentEncoding: "gzip"]
+        ) {
             // 64 MiB of spaces: about 64 KiB compressed, well under the wire limit.
             var spaces = ByteBuffer(repeating: UInt8(ascii: " "), count: 64 << 20)
             return try! spaces.compress(with: .gzip())
@@ -129,10 +140,16 @@ struct ValidationTests {
             var body = ByteBuffer(repeating: UInt8(ascii: " "), count: (8 << 20) + 10)
             return try! body.compress(with: .gzip())
         },
-        Case("gzip that is not gzip", .badRequest, nil, headers: [.contentType: "application/json", .contentEncoding: "gzip"]) {
+        Case(
+            "gzip that is not gzip", .badRequest, nil,
+            headers: [.contentType: "application/json", .contentEncoding: "gzip"]
+        ) {
             Fixture.bytes(Fixture.checkin())
         },
-        Case("a wrong Content-Encoding", .unsupportedMediaType, nil, headers: [.contentType: "application/json", .contentEncoding: "br"]) {
+        Case(
+            "a wrong Content-Encoding", .unsupportedMediaType, nil,
+            headers: [.contentType: "application/json", .contentEncoding: "br"]
+        ) {
             Fixture.bytes(Fixture.checkin())
         },
     ]
@@ -153,7 +170,8 @@ struct ValidationTests {
             if let pointer = invalid.pointer {
                 #expect(response.body.problemPointers.contains(pointer), "pointers: \(response.body.problemPointers)")
             }
-            #expect(try await database.writtenRows() == ["venues": 0, "devices": 0, "checkins": 0, "aggregation_queue": 0])
+            #expect(
+                try await database.writtenRows() == ["venues": 0, "devices": 0, "checkins": 0, "aggregation_queue": 0])
         }
     }
 

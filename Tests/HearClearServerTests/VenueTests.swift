@@ -6,21 +6,25 @@ import Testing
 
 @Suite("Venues")
 struct VenueTests {
-    static var arms: JSONObject { [
-        "name": "The Arms", "latitude": -33.8688, "longitude": 151.2093, "timezone": "Australia/Sydney",
-        "address": "1 George St", "category": "pub",
-    ] }
+    static var arms: JSONObject {
+        [
+            "name": "The Arms", "latitude": -33.8688, "longitude": 151.2093, "timezone": "Australia/Sydney",
+            "address": "1 George St", "category": "pub",
+        ]
+    }
 
     @Test("PUT creates (201) then updates (200); GET reads it back")
     func putAndGet() async throws {
         try await withRouterApp { client, database in
             let created = try await client.execute(
-                uri: "/api/v2/venues/4b05:arms", method: .put, headers: Fixture.jsonHeaders, body: Fixture.bytes(Self.arms)
+                uri: "/api/v2/venues/4b05:arms", method: .put, headers: Fixture.jsonHeaders,
+                body: Fixture.bytes(Self.arms)
             )
             var renamed = Self.arms
             renamed["name"] = "The New Arms"
             let updated = try await client.execute(
-                uri: "/api/v2/venues/4b05:arms", method: .put, headers: Fixture.jsonHeaders, body: Fixture.bytes(renamed)
+                uri: "/api/v2/venues/4b05:arms", method: .put, headers: Fixture.jsonHeaders,
+                body: Fixture.bytes(renamed)
             )
             let read = try await client.execute(uri: "/api/v2/venues/4b05:arms", method: .get)
 
@@ -41,7 +45,8 @@ struct VenueTests {
     func badIDs() async throws {
         try await withRouterApp { client, _ in
             let bad = try await client.execute(uri: "/api/v2/venues/bad%20id", method: .get)
-            let tooLong = try await client.execute(uri: "/api/v2/venues/\(String(repeating: "x", count: 129))", method: .get)
+            let tooLong = try await client.execute(
+                uri: "/api/v2/venues/\(String(repeating: "x", count: 129))", method: .get)
             let unknown = try await client.execute(uri: "/api/v2/venues/nobody-here", method: .get)
 
             #expect(bad.status == .badRequest)

@@ -41,7 +41,9 @@ struct EmbeddedPostgresTests {
 
     @Test("a long data dir path puts the socket in a short private directory")
     func longPath() async throws {
-        let directory = NSTemporaryDirectory() + "hearclear-" + String(repeating: "long-", count: 16) + "\(UUID().uuidString.prefix(8))"
+        let directory =
+            NSTemporaryDirectory() + "hearclear-" + String(repeating: "long-", count: 16)
+            + "\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: directory) }
 
         let server = try EmbeddedPostgres.start(dataDirectory: directory, durable: false, logger: logger)
@@ -58,7 +60,8 @@ struct EmbeddedPostgresTests {
     @Test("missing server programs give one line naming the Debian package")
     func missingBinaries() {
         #expect {
-            try PostgresBinaries.locate(environment: ["PATH": "/nonexistent"], systemRoot: "/nonexistent", usePgConfig: false)
+            try PostgresBinaries.locate(
+                environment: ["PATH": "/nonexistent"], systemRoot: "/nonexistent", usePgConfig: false)
         } throws: { error in
             let message = "\(error)"
             return message.contains("'postgresql'") && !message.contains("\n")

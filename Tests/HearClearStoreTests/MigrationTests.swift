@@ -64,7 +64,8 @@ struct MigrationTests {
                 "0001_ok.sql": "CREATE TABLE ok (x int);",
                 "0002_bad.sql": "CREATE TABLE half (x int);\nCREATE TABLE broken (x no_such_type);",
             ])
-            let runner = MigrationRunner(client: client, migrations: try Migration.load(from: directory), logger: logger)
+            let runner = MigrationRunner(
+                client: client, migrations: try Migration.load(from: directory), logger: logger)
 
             await #expect(throws: MigrationError.self) { try await runner.apply() }
 
@@ -85,7 +86,9 @@ struct MigrationTests {
             let migrations = try Migration.load(from: TestCluster.migrationsDirectory)
             let applied = try await withThrowingTaskGroup(of: [Int].self) { group in
                 for _ in 0..<4 {
-                    group.addTask { try await MigrationRunner(client: client, migrations: migrations, logger: logger).apply() }
+                    group.addTask {
+                        try await MigrationRunner(client: client, migrations: migrations, logger: logger).apply()
+                    }
                 }
                 return try await group.reduce(into: []) { $0 += $1 }
             }

@@ -114,7 +114,8 @@ public struct Aggregator: Sendable {
                 confidence: estimate.confidence.rawValue)
         }
         return AggregationResult(
-            venueID: input.venueID, judgements: judgements, newHours: newHours, changedHours: changedHours, cells: cells)
+            venueID: input.venueID, judgements: judgements, newHours: newHours, changedHours: changedHours, cells: cells
+        )
     }
 
     /// The check-in as the judge sees it: from its samples when not cleaned yet, else from its

@@ -71,7 +71,9 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
                 lastError = error
             }
         }
-        throw Problem.malformed("the body is not valid \(algorithms.count == 1 ? "gzip" : "deflate") data (\(lastError.map { "\($0)" } ?? ""))")
+        throw Problem.malformed(
+            "the body is not valid \(algorithms.count == 1 ? "gzip" : "deflate") data (\(lastError.map { "\($0)" } ?? ""))"
+        )
     }
 
     static func tooLarge(_ detail: String) -> Problem {

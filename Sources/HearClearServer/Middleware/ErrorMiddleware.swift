@@ -27,8 +27,10 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             }
             let message = error.body ?? error.status.reasonPhrase
             if legacy { return LegacyResponse.error(error.status, message) }
-            return try Problem(error.status, type: "http-\(error.status.code)", title: error.status.reasonPhrase, detail: error.body)
-                .response(from: request, context: context)
+            return try Problem(
+                error.status, type: "http-\(error.status.code)", title: error.status.reasonPhrase, detail: error.body
+            )
+            .response(from: request, context: context)
         } catch {
             context.logger.error(
                 "request failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"]

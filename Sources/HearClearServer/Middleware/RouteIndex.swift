@@ -22,7 +22,9 @@ final class RouteIndex: Sendable {
     }
 
     static func matches(_ pattern: [Substring], _ path: [Substring]) -> Bool {
-        if pattern.last == "**" { return path.count >= pattern.count - 1 && zip(pattern, path).allSatisfy(segmentMatches) }
+        if pattern.last == "**" {
+            return path.count >= pattern.count - 1 && zip(pattern, path).allSatisfy(segmentMatches)
+        }
         return pattern.count == path.count && zip(pattern, path).allSatisfy(segmentMatches)
     }
 

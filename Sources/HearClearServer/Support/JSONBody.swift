@@ -58,7 +58,8 @@ enum JSONBody {
     static func pointer(_ path: [any CodingKey]) -> String {
         path.map { key in
             if let index = key.intValue { return "/\(index)" }
-            return "/" + key.stringValue.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+            return "/"
+                + key.stringValue.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
         }.joined()
     }
 

@@ -16,10 +16,11 @@ enum LegacyCheckinTranslator {
         var bytes = Array(digest.prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x80
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        return UUID(uuid: (
-            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
-            bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-        ))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
+                bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 
     /// Throws a message for the legacy 400 body when a sample date cannot be read.
@@ -79,7 +80,6 @@ struct LegacyError: Error {
     var message: String
     init(_ message: String) { self.message = message }
 }
-
 
 extension RFC3339 {
     /// A time with its own offset: `2012-11-21T21:03:04+11:00`.

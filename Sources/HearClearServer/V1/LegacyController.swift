@@ -91,7 +91,9 @@ struct LegacyController {
         }
         guard let checkin = body?.checkin else { return LegacyResponse.notFound() }
         let venueZone: TimeZone? =
-            if let id = checkin.ID, FieldRules.isValidVenueID(id), let zone = try await venues.find(externalID: id)?.timezone {
+            if let id = checkin.ID, FieldRules.isValidVenueID(id),
+                let zone = try await venues.find(externalID: id)?.timezone
+            {
                 TimeZone(identifier: zone)
             } else { nil }
         do {

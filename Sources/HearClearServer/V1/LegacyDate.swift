@@ -32,7 +32,8 @@ enum LegacyDate {
             (1...12).contains(month), day >= 1, day <= RFC3339.daysInMonth(year: year, month: month), hour < 24,
             minute < 60, second < 60, year >= 1970, year < 10000
         else { return nil }
-        let local = RFC3339.daysFromCivil(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60
+        let local =
+            RFC3339.daysFromCivil(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60
             + second
         if let offset = offset(of: String(parts[2])) {
             return Parsed(secondsSince1970: Double(local - offset * 60), offsetMinutes: offset, zoneGuessed: false)

@@ -114,7 +114,8 @@ enum CheckinFastParser {
                     let escape = bytes[index]
                     index += 1
                     switch escape {
-                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scalars.append(Unicode.Scalar(escape))
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"):
+                        scalars.append(Unicode.Scalar(escape))
                     case UInt8(ascii: "b"): scalars.append("\u{08}")
                     case UInt8(ascii: "f"): scalars.append("\u{0C}")
                     case UInt8(ascii: "n"): scalars.append("\n")
@@ -123,7 +124,8 @@ enum CheckinFastParser {
                     case UInt8(ascii: "u"):
                         var code = try hex4()
                         if (0xD800..<0xDC00).contains(code) {
-                            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                                bytes[index + 1] == UInt8(ascii: "u")
                             else { throw GiveUp() }
                             index += 2
                             let low = try hex4()
@@ -214,7 +216,9 @@ enum CheckinFastParser {
         private func slowNumber(_ range: Range<Int>) throws(GiveUp) -> Double {
             var text = Array(bytes[range])
             text.append(0)
-            let value = text.withUnsafeBufferPointer { strtod(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), nil) }
+            let value = text.withUnsafeBufferPointer {
+                strtod(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), nil)
+            }
             guard value.isFinite else { throw GiveUp() }
             return value
         }

@@ -143,7 +143,8 @@ struct CheckinValidator {
                     }
                     previous = seconds
                 } else {
-                    rules.fail(pointer + "/t", "must be an RFC 3339 time with an offset, such as 2026-11-21T21:03:04+11:00")
+                    rules.fail(
+                        pointer + "/t", "must be an RFC 3339 time with an offset, such as 2026-11-21T21:03:04+11:00")
                 }
             } else {
                 rules.fail(pointer + "/t", "is required")

@@ -30,7 +30,8 @@ struct CheckinsController {
         case .conflict(let id):
             throw Problem(
                 .conflict, type: "conflict", title: "A different check-in has this id",
-                detail: "check-in \(id.uuidString.lowercased()) was already received with other content; make a new id for a new check-in",
+                detail:
+                    "check-in \(id.uuidString.lowercased()) was already received with other content; make a new id for a new check-in",
                 errors: [.init("/id", "is already used by a check-in with other content")]
             )
         }

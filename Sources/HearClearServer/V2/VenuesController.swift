@@ -25,7 +25,8 @@ struct VenuesController {
         let count = try await venues.checkinCount(venueID: venue.id)
         var headers: HTTPFields = [.location: "/api/v2/venues/\(externalID)"]
         if !created { headers[.location] = nil }
-        return try JSONResponse.make(VenueBody(venue, checkins: count), status: created ? .created : .ok, headers: headers)
+        return try JSONResponse.make(
+            VenueBody(venue, checkins: count), status: created ? .created : .ok, headers: headers)
     }
 
     @Sendable func get(_ request: Request, context: AppRequestContext) async throws -> Response {
