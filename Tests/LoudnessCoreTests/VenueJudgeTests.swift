@@ -1,6 +1,7 @@
 import Foundation
-import LoudnessCore
 import Testing
+
+@testable import LoudnessCore
 
 @Suite("Venue judge: check-ins to cells")
 struct VenueJudgeTests {
@@ -217,5 +218,30 @@ struct VenueJudgeTests {
         #expect(rejected == ["h5-2", "h6-2", "h7-2"])
         let z = try #require(judged.checkins.last?.hours.first?.modifiedZ)
         #expect(abs(z - 11 / PooledScale.qnFactor) < 0.001)
+    }
+}
+
+@Suite("Leave-one-device-out medians")
+struct LeaveOneOutMediansTests {
+    @Test("the median of the other devices' values, for each device")
+    func medians() {
+        // Device values (median of each device's pieces): a 70, b 72 (71 and 73), c 75, d 90.
+        let cells = [
+            CellCheckin(checkinID: "1", deviceID: "a", levelDB: 70),
+            CellCheckin(checkinID: "2", deviceID: "b", levelDB: 71),
+            CellCheckin(checkinID: "3", deviceID: "b", levelDB: 73),
+            CellCheckin(checkinID: "4", deviceID: "c", levelDB: 75),
+            CellCheckin(checkinID: "5", deviceID: "d", levelDB: 90),
+        ]
+        let medians = LeaveOneOutMedians(cells)
+        // python3: statistics.median([72, 75, 90]) == 75; median([70, 75, 90]) == 75;
+        // median([70, 72, 90]) == 72; median([70, 72, 75]) == 72; median([70, 72, 75, 90]) == 73.5
+        #expect(medians.without(device: "a")?.median == 75)
+        #expect(medians.without(device: "b")?.median == 75)
+        #expect(medians.without(device: "c")?.median == 72)
+        #expect(medians.without(device: "d")?.median == 72)
+        #expect(medians.without(device: "d")?.devices == 3)
+        #expect(medians.without(device: "stranger")?.median == 73.5)
+        #expect(LeaveOneOutMedians([cells[0]]).without(device: "a") == nil)
     }
 }
