@@ -1,6 +1,7 @@
 import Foundation
 import HearClearStore
 import Hummingbird
+import LoudnessCore
 
 /// `/api/v1`: the 2013 iOS client's requests, answered as LEGACY_V1.md says, over the same
 /// stores and ingest as v2. Bodies are JSON whatever their `Content-Type`.
@@ -129,9 +130,9 @@ struct LegacyController {
         ]
     }
 
-    /// The client's amplitude scale: `10^((calibrated − reference offset)/20)`, 6 significant digits.
+    /// The client's amplitude scale: the dBFS of `calibratedDB` as a linear amplitude, 6 significant digits.
     static func amplitude(calibratedDB: Double, referenceOffsetDB: Double) -> Double {
-        let value = pow(10, (calibratedDB - referenceOffsetDB) / 20)
+        let value = Level.amplitude(fromDBFS: calibratedDB - referenceOffsetDB)
         let scale = pow(10, 5 - floor(log10(value)))
         return (value * scale).rounded() / scale
     }
