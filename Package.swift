@@ -29,6 +29,8 @@ let package = Package(
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .target(name: "AudioMetering", dependencies: ["CSndFile"]),
         .executableTarget(name: "audiometer-bench", dependencies: ["AudioMetering"]),
+        // Test-only: in-memory encoding of test audio, for the metering and server tests.
+        .target(name: "AudioTestSupport", dependencies: ["CSndFile"]),
         .target(
             name: "HearClearStore",
             dependencies: [
@@ -80,7 +82,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "LoudnessCoreTests", dependencies: ["LoudnessCore"]),
-        .testTarget(name: "AudioMeteringTests", dependencies: ["AudioMetering", "CSndFile"]),
+        .testTarget(name: "AudioMeteringTests", dependencies: ["AudioMetering", "AudioTestSupport", "CSndFile"]),
         .testTarget(
             name: "HearClearStoreTests",
             dependencies: ["HearClearStore", "HearClearTestSupport"]
@@ -92,6 +94,7 @@ let package = Package(
                 "HearClearStore",
                 "HearClearTestSupport",
                 "CSndFile",
+                "AudioTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "CompressNIO", package: "compress-nio"),

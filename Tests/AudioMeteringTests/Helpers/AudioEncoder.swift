@@ -1,3 +1,4 @@
+import AudioTestSupport
 import CSndFile
 import Foundation
 

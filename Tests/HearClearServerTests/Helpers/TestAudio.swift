@@ -1,3 +1,4 @@
+import AudioTestSupport
 import CSndFile
 import Foundation
 
@@ -32,8 +33,8 @@ enum TestAudio {
 
     /// `interleaved` holds `channels` samples per frame, full scale ±1.
     static func encode(_ interleaved: [Float], channels: Int, sampleRate: Int, format: Int32) throws -> Data {
-        let sink = SoundFileSink()
-        var io = SoundFileSink.virtualIO()
+        let sink = MemoryByteSink()
+        var io = MemoryByteSink.virtualIO()
         var info = SF_INFO(
             frames: 0, samplerate: Int32(sampleRate), channels: Int32(channels), format: format, sections: 0,
             seekable: 0)

@@ -2,11 +2,14 @@ import CSndFile
 import Foundation
 
 /// Growable buffer that libsndfile writes an encoded file into through virtual I/O (nothing on disk).
-final class MemoryByteSink {
-    private(set) var bytes: [UInt8] = []
+/// Shared by the metering and server tests, which make their test audio with it.
+public final class MemoryByteSink {
+    public private(set) var bytes: [UInt8] = []
     private var position = 0
 
-    static func virtualIO() -> SF_VIRTUAL_IO {
+    public init() {}
+
+    public static func virtualIO() -> SF_VIRTUAL_IO {
         SF_VIRTUAL_IO(
             get_filelen: { userData in sf_count_t(MemoryByteSink.sink(userData).bytes.count) },
             seek: { offset, whence, userData in MemoryByteSink.sink(userData).seek(Int(offset), whence: whence) },
