@@ -6,6 +6,10 @@ public struct AggregationInput: Sendable, Equatable {
     /// One stored check-in with what judging it needs from its device.
     public struct Checkin: Sendable, Equatable {
         public var id: UUID
+        /// `started_at`: check-ins are judged in time order.
+        public var startedAt: Date
+        /// `received_at`, for the venue's activity.
+        public var receivedAt: Date
         /// The device's key in `devices` (not the client id).
         public var deviceKey: Int64
         /// An admin excluded the device: the check-in is excluded as `device_excluded`.
@@ -22,10 +26,13 @@ public struct AggregationInput: Sendable, Equatable {
         public var adminDecision: AdminDecision?
 
         public init(
-            id: UUID, deviceKey: Int64, deviceExcluded: Bool, modelOffsetDB: Double, receiptReasons: [String],
+            id: UUID, startedAt: Date, receivedAt: Date, deviceKey: Int64, deviceExcluded: Bool, modelOffsetDB: Double,
+            receiptReasons: [String],
             raw: Raw?, stored: Stored?, adminDecision: AdminDecision? = nil
         ) {
             self.id = id
+            self.startedAt = startedAt
+            self.receivedAt = receivedAt
             self.deviceKey = deviceKey
             self.deviceExcluded = deviceExcluded
             self.modelOffsetDB = modelOffsetDB
@@ -88,13 +95,45 @@ public struct AggregationInput: Sendable, Equatable {
     public var venueExternalID: String
     /// The venue's IANA zone, when known.
     public var timezone: String?
-    /// Oldest first.
+    /// Oldest first (``Checkin/isBefore(_:)``).
     public var checkins: [Checkin]
+    /// The venue's cells as stored, when known (from the worker's memory); `nil` after a read
+    /// from the database, and then all cells are rewritten.
+    public var storedCells: [StoredCell]?
 
-    public init(venueID: Int64, venueExternalID: String, timezone: String?, checkins: [Checkin]) {
+    public init(
+        venueID: Int64, venueExternalID: String, timezone: String?, checkins: [Checkin],
+        storedCells: [StoredCell]? = nil
+    ) {
         self.venueID = venueID
         self.venueExternalID = venueExternalID
         self.timezone = timezone
         self.checkins = checkins
+        self.storedCells = storedCells
+    }
+
+    /// The venue with `newer` check-ins read since: each replaces the one with its id (a check-in
+    /// whose cleaning was forgotten comes back raw) or joins in time order.
+    public func adding(_ newer: [Checkin]) -> AggregationInput {
+        guard !newer.isEmpty else { return self }
+        let replaced = Set(newer.map(\.id))
+        var merged = checkins.filter { !replaced.contains($0.id) }
+        merged += newer
+        merged.sort { $0.isBefore($1) }
+        var input = self
+        input.checkins = merged
+        return input
+    }
+}
+
+extension AggregationInput.Checkin {
+    /// The database's order, `ORDER BY started_at, id` (a uuid compares as its 16 bytes).
+    public func isBefore(_ other: Self) -> Bool {
+        if startedAt != other.startedAt { return startedAt < other.startedAt }
+        let a = id.uuid
+        let b = other.id.uuid
+        return withUnsafeBytes(of: a) { left in
+            withUnsafeBytes(of: b) { right in left.lexicographicallyPrecedes(right) }
+        }
     }
 }

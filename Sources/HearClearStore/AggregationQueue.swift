@@ -3,32 +3,55 @@ import Logging
 import PostgresNIO
 
 /// The venues waiting for aggregation (`aggregation_queue`, filled by ingest) and the locking that
-/// lets any number of workers share it: a queue row is taken with `FOR UPDATE SKIP LOCKED`, the
-/// venue with `pg_try_advisory_xact_lock(venue_id)`, so no venue is processed by two workers at
-/// once. Everything a worker does for a venue happens in one transaction, which ends by deleting
-/// exactly the queue entries it saw before reading the check-ins: an entry added meanwhile stays
+/// lets any number of workers share it: a venue is taken with `pg_try_advisory_xact_lock(venue_id)`,
+/// so no venue is processed by two workers at once, and only the holder of a venue's lock deletes
+/// its entries (ingest only inserts), so nobody ever waits on a queue row. A worker takes a batch
+/// of venues at a time: everything it does for them happens in one transaction, which ends by
+/// deleting exactly the queue entries it saw when it took them. An entry added meanwhile stays
 /// queued, so no venue is ever lost.
 public struct AggregationQueue: Sendable {
-    /// What one attempt to take work found.
-    public enum Outcome: Sendable, Equatable {
-        /// The venue was processed and its entries removed.
-        case processed(venueID: Int64)
-        /// The oldest available entry's venue is being processed by another worker.
-        case busy(venueID: Int64)
-        /// Nothing (else) is queued.
-        case empty
-    }
-
-    /// Thrown by ``processNext(skipping:_:)`` when the work for a venue failed; the transaction
-    /// was rolled back, so the venue stays queued.
-    public struct VenueFailure: Error, CustomStringConvertible {
+    /// A venue taken for processing.
+    public struct Claim: Sendable, Equatable {
         public let venueID: Int64
-        public let underlying: any Error
-        public var description: String { "venue \(venueID): \(String(reflecting: underlying))" }
+        /// Every entry seen came from ingest (`checkins_only`): only new check-ins were added, so a
+        /// worker that remembers the venue may read just those.
+        public let checkinsOnly: Bool
+
+        public init(venueID: Int64, checkinsOnly: Bool) {
+            self.venueID = venueID
+            self.checkinsOnly = checkinsOnly
+        }
     }
 
-    /// Works on one venue inside the transaction that holds its lock.
-    public typealias Work = @Sendable (_ venueID: Int64, _ connection: PostgresConnection) async throws -> Void
+    /// What one attempt to take work found.
+    public struct Batch: Sendable, Equatable {
+        /// Venues processed, their entries removed, oldest entry first.
+        public var processed: [Int64]
+        /// Queued venues another worker holds: leave them to it.
+        public var busy: [Int64]
+        /// Nothing (else) is queued.
+        public var isEmpty: Bool { processed.isEmpty && busy.isEmpty }
+
+        public init(processed: [Int64] = [], busy: [Int64] = []) {
+            self.processed = processed
+            self.busy = busy
+        }
+    }
+
+    /// Thrown by ``processNext(limit:skipping:_:)`` when the work for a batch failed; the
+    /// transaction was rolled back, so its venues stay queued.
+    public struct VenueFailure: Error, CustomStringConvertible {
+        public let venueIDs: [Int64]
+        public let underlying: any Error
+        public var description: String {
+            "venue\(venueIDs.count == 1 ? "" : "s") \(venueIDs.map(String.init).joined(separator: ", ")): "
+                + String(reflecting: underlying)
+        }
+    }
+
+    /// Works on the claimed venues inside the transaction that holds their locks.
+    public typealias Work<Output> =
+        @Sendable (_ claims: [Claim], _ connection: PostgresConnection) async throws -> Output
 
     let client: PostgresClient
     let logger: Logger
@@ -38,52 +61,64 @@ public struct AggregationQueue: Sendable {
         self.logger = logger
     }
 
-    /// Takes the oldest queued venue not in `skipping` that no other worker holds, runs `work`
-    /// for it and removes the entries seen, all in one transaction.
-    public func processNext(skipping: Set<Int64> = [], _ work: Work) async throws -> Outcome {
+    /// Takes up to `limit` venues, oldest queued entry first, that are not in `skipping` and that
+    /// no other worker holds; runs `work` for them and removes the entries seen, all in one
+    /// transaction. `work`'s output is returned once the transaction has committed; it is `nil`
+    /// when no venue was taken.
+    public func processNext<Output: Sendable>(
+        limit: Int = 1, skipping: Set<Int64> = [], _ work: Work<Output>
+    ) async throws -> (batch: Batch, output: Output?) {
         try await client.transaction(logger: logger) { connection in
-            let candidates = try await connection.query(
+            // The candidates are chosen (and limited) before any lock is tried, so no venue beyond
+            // them is locked; each free one is locked in the same statement.
+            let rows = try await connection.query(
                 """
-                SELECT venue_id FROM aggregation_queue WHERE venue_id <> ALL(\(Array(skipping)))
-                ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
+                WITH candidates AS MATERIALIZED (
+                    SELECT venue_id, min(id) AS first, array_agg(id) AS ids, bool_and(checkins_only) AS from_ingest
+                    FROM aggregation_queue WHERE venue_id <> ALL(\(Array(skipping)))
+                    GROUP BY venue_id ORDER BY min(id) LIMIT \(max(1, limit)))
+                SELECT venue_id, ids, from_ingest, pg_try_advisory_xact_lock(venue_id) FROM candidates ORDER BY first
                 """,
                 logger: logger)
-            var venueID: Int64?
-            for try await id in candidates.decode(Int64.self) { venueID = id }
-            guard let venueID else { return .empty }
-            guard try await tryLock(venueID: venueID, on: connection) else { return .busy(venueID: venueID) }
-            do {
-                try await process(venueID: venueID, on: connection, work)
-            } catch {
-                throw VenueFailure(venueID: venueID, underlying: error)
+            var claims: [Claim] = []
+            var seen: [Int64] = []
+            var batch = Batch()
+            for try await (venueID, ids, only, locked) in rows.decode((Int64, [Int64], Bool, Bool).self) {
+                if locked {
+                    claims.append(Claim(venueID: venueID, checkinsOnly: only))
+                    seen += ids
+                    batch.processed.append(venueID)
+                } else {
+                    batch.busy.append(venueID)
+                }
             }
-            return .processed(venueID: venueID)
+            guard !claims.isEmpty else { return (batch, nil) }
+            let output: Output
+            do {
+                output = try await work(claims, connection)
+                try await connection.query("DELETE FROM aggregation_queue WHERE id = ANY(\(seen))", logger: logger)
+            } catch {
+                throw VenueFailure(venueIDs: claims.map(\.venueID), underlying: error)
+            }
+            return (batch, output)
         }
     }
 
-    /// Processes one venue now, waiting for another worker that holds it, whether queued or not.
-    public func process(venueID: Int64, _ work: Work) async throws {
+    /// Processes one venue now, in full, waiting for another worker that holds it, whether queued
+    /// or not.
+    public func process<Output: Sendable>(venueID: Int64, _ work: Work<Output>) async throws -> Output {
         try await client.transaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(venueID))", logger: logger)
-            try await process(venueID: venueID, on: connection, work)
+            let rows = try await connection.query(
+                "SELECT id FROM aggregation_queue WHERE venue_id = \(venueID)", logger: logger)
+            var seen: [Int64] = []
+            for try await id in rows.decode(Int64.self) { seen.append(id) }
+            let output = try await work([Claim(venueID: venueID, checkinsOnly: false)], connection)
+            if !seen.isEmpty {
+                try await connection.query("DELETE FROM aggregation_queue WHERE id = ANY(\(seen))", logger: logger)
+            }
+            return output
         }
-    }
-
-    private func process(venueID: Int64, on connection: PostgresConnection, _ work: Work) async throws {
-        let seen = try await connection.query(
-            "SELECT id FROM aggregation_queue WHERE venue_id = \(venueID)", logger: logger)
-        var ids: [Int64] = []
-        for try await id in seen.decode(Int64.self) { ids.append(id) }
-        try await work(venueID, connection)
-        if !ids.isEmpty {
-            try await connection.query("DELETE FROM aggregation_queue WHERE id = ANY(\(ids))", logger: logger)
-        }
-    }
-
-    private func tryLock(venueID: Int64, on connection: PostgresConnection) async throws -> Bool {
-        let rows = try await connection.query("SELECT pg_try_advisory_xact_lock(\(venueID))", logger: logger)
-        for try await locked in rows.decode(Bool.self) { return locked }
-        return false
     }
 
     /// Queues one venue (and wakes the workers).

@@ -11,22 +11,46 @@ public struct AggregationRepository: Sendable {
         self.logger = logger
     }
 
-    /// The venue and all its check-ins, oldest first; `nil` when the venue does not exist.
-    /// Raw samples are read only for check-ins not cleaned yet; the others come with their
-    /// stored cleaning and judgement.
-    public func load(venueID: Int64, on connection: PostgresConnection) async throws -> AggregationInput? {
-        let venueRows = try await connection.query(
-            "SELECT external_id, timezone FROM venues WHERE id = \(venueID)", logger: logger)
-        var venue: (String, String?)?
-        for try await row in venueRows.decode((String, String?).self) { venue = row }
-        guard let venue else { return nil }
-        let hours = try await storedHours(venueID: venueID, on: connection)
+    /// A venue as the worker reads it before its check-ins: its ids, zone, and the version of its
+    /// stored judgement (`venue_activity.judgement_version`, raised by every ``write(_:on:)``).
+    public struct Header: Sendable, Equatable {
+        public var venueID: Int64
+        public var externalID: String
+        public var timezone: String?
+        public var judgementVersion: Int64
+    }
+
+    /// The headers of the venues that exist among `venueIDs`.
+    public func headers(venueIDs: [Int64], on connection: PostgresConnection) async throws -> [Int64: Header] {
         let rows = try await connection.query(
             """
-            SELECT c.id, c.device_id, d.excluded, COALESCE(o.offset_db, 0)::float8, c.receipt_reasons,
+            SELECT v.id, v.external_id, v.timezone, COALESCE(a.judgement_version, 0)
+            FROM venues v LEFT JOIN venue_activity a ON a.venue_id = v.id
+            WHERE v.id = ANY(\(venueIDs))
+            """,
+            logger: logger)
+        var headers: [Int64: Header] = [:]
+        for try await (id, externalID, timezone, version) in rows.decode((Int64, String, String?, Int64).self) {
+            headers[id] = Header(venueID: id, externalID: externalID, timezone: timezone, judgementVersion: version)
+        }
+        return headers
+    }
+
+    /// The check-ins of the venues, by venue, oldest first: all of them when `newOnly` is false,
+    /// else only those not cleaned yet (new ones, or all after the cleaning was forgotten). Raw
+    /// samples are read only for check-ins not cleaned yet; the others come with their stored
+    /// cleaning and judgement.
+    public func checkins(venueIDs: [Int64], newOnly: Bool, on connection: PostgresConnection) async throws
+        -> [Int64: [AggregationInput.Checkin]]
+    {
+        guard !venueIDs.isEmpty else { return [:] }
+        let hours = newOnly ? [:] : try await storedHours(venueIDs: venueIDs, on: connection)
+        let rows = try await connection.query(
+            """
+            SELECT c.venue_id, c.id, c.started_at, c.received_at, c.device_id, d.excluded,
+                   COALESCE(o.offset_db, 0)::float8, c.receipt_reasons,
                    c.cleaned_at IS NOT NULL, c.clean_exclusion, COALESCE(c.valid_seconds, 0), c.level_dbfs, c.status,
                    c.reasons,
-                   CASE WHEN c.cleaned_at IS NULL THEN c.started_at END,
                    CASE WHEN c.cleaned_at IS NULL THEN c.offsets_s END,
                    CASE WHEN c.cleaned_at IS NULL THEN c.utc_offsets_min END,
                    CASE WHEN c.cleaned_at IS NULL THEN c.average_dbfs END,
@@ -36,14 +60,17 @@ public struct AggregationRepository: Sendable {
             JOIN devices d ON d.id = c.device_id
             LEFT JOIN device_model_offsets o ON o.model = d.model
             LEFT JOIN checkin_overrides a ON a.checkin_id = c.id
-            WHERE c.venue_id = \(venueID)
-            ORDER BY c.started_at, c.id
+            WHERE c.venue_id = ANY(\(venueIDs)) \(unescaped: newOnly ? "AND c.cleaned_at IS NULL" : "")
+            ORDER BY c.venue_id, c.started_at, c.id
             """,
             logger: logger)
-        var checkins: [AggregationInput.Checkin] = []
+        var checkins: [Int64: [AggregationInput.Checkin]] = [:]
         for try await row in rows {
             var column = ColumnReader(row)
+            let venueID: Int64 = try column.next()
             let id: UUID = try column.next()
+            let startedAt: Date = try column.next()
+            let receivedAt: Date = try column.next()
             let deviceKey: Int64 = try column.next()
             let deviceExcluded: Bool = try column.next()
             let modelOffset: Double = try column.next()
@@ -54,7 +81,6 @@ public struct AggregationRepository: Sendable {
             let level: Float? = try column.next()
             let status: String = try column.next()
             let reasons: [String] = try column.next()
-            let startedAt: Date? = try column.next()
             let offsets: [Int32]? = try column.next()
             let zones: [Int16]? = try column.next()
             let averages: [Float]? = try column.next()
@@ -66,22 +92,32 @@ public struct AggregationRepository: Sendable {
                 stored = .init(
                     cleanExclusion: cleanExclusion, validSeconds: validSeconds, levelDBFS: level.map(Double.init),
                     status: status, reasons: reasons, hours: hours[id] ?? [])
-            } else if let startedAt, let offsets, let zones, let averages, let peaks {
+            } else if let offsets, let zones, let averages, let peaks {
                 raw = .init(
                     startedAt: startedAt, offsetsSeconds: offsets, utcOffsetsMinutes: zones, averageDBFS: averages,
                     peakDBFS: peaks)
             }
-            checkins.append(
+            checkins[venueID, default: []].append(
                 .init(
-                    id: id, deviceKey: deviceKey, deviceExcluded: deviceExcluded, modelOffsetDB: modelOffset,
-                    receiptReasons: receiptReasons, raw: raw, stored: stored,
-                    adminDecision: adminDecision.flatMap(AggregationInput.AdminDecision.init)))
+                    id: id, startedAt: startedAt, receivedAt: receivedAt, deviceKey: deviceKey,
+                    deviceExcluded: deviceExcluded, modelOffsetDB: modelOffset, receiptReasons: receiptReasons,
+                    raw: raw, stored: stored, adminDecision: adminDecision.flatMap(AggregationInput.AdminDecision.init))
+            )
         }
-        return AggregationInput(venueID: venueID, venueExternalID: venue.0, timezone: venue.1, checkins: checkins)
+        return checkins
     }
 
-    /// The hour rows of the venue's cleaned check-ins, by check-in.
-    private func storedHours(venueID: Int64, on connection: PostgresConnection) async throws
+    /// The venue and all its check-ins, oldest first; `nil` when the venue does not exist.
+    public func load(venueID: Int64, on connection: PostgresConnection) async throws -> AggregationInput? {
+        guard let header = try await headers(venueIDs: [venueID], on: connection)[venueID] else { return nil }
+        let checkins = try await checkins(venueIDs: [venueID], newOnly: false, on: connection)
+        return AggregationInput(
+            venueID: venueID, venueExternalID: header.externalID, timezone: header.timezone,
+            checkins: checkins[venueID] ?? [])
+    }
+
+    /// The hour rows of the venues' cleaned check-ins, by check-in.
+    private func storedHours(venueIDs: [Int64], on connection: PostgresConnection) async throws
         -> [UUID: [AggregationResult.Hour]]
     {
         let rows = try await connection.query(
@@ -90,7 +126,7 @@ public struct AggregationRepository: Sendable {
                    h.max_peak_dbfs, h.valid_seconds, h.model_offset_db, h.counted, h.outlier, h.modified_z,
                    h.residual_db, h.other_devices
             FROM checkin_hours h JOIN checkins c ON c.id = h.checkin_id
-            WHERE h.venue_id = \(venueID) AND c.cleaned_at IS NOT NULL
+            WHERE h.venue_id = ANY(\(venueIDs)) AND c.cleaned_at IS NOT NULL
             ORDER BY h.checkin_id, h.weekday, h.hour
             """,
             logger: logger)
@@ -111,13 +147,17 @@ public struct AggregationRepository: Sendable {
         return hours
     }
 
-    /// Writes what changed: the judgements given, the hour rows of newly cleaned check-ins
-    /// (replacing any old ones), the changed hour rows of the others, and all the venue's cells.
+    /// Writes what changed for every venue of a batch: the judgements given, the hour rows of newly
+    /// cleaned check-ins (replacing any old ones), the changed hour rows of the others, the cells,
+    /// and the venues' activity; raises each venue's judgement version and returns the new ones.
     /// Optional numbers travel as NaN in the arrays (PostgresNIO binds no NULL array elements)
     /// and reasons as one comma-joined string per check-in (they are identifiers).
-    public func write(_ result: AggregationResult, on connection: PostgresConnection) async throws {
-        let venueID = result.venueID
-        let judgements = result.judgements
+    @discardableResult
+    public func write(_ results: [AggregationResult], on connection: PostgresConnection) async throws
+        -> [Int64: Int64]
+    {
+        guard !results.isEmpty else { return [:] }
+        let judgements = results.flatMap { result in result.judgements.map { (result.venueID, $0) } }
         if !judgements.isEmpty {
             try await connection.query(
                 """
@@ -127,35 +167,53 @@ public struct AggregationRepository: Sendable {
                     level_dbfs = NULLIF(u.level, 'NaN'::real), valid_seconds = u.valid, judged_at = now(),
                     cleaned_at = CASE WHEN u.newly THEN now() ELSE c.cleaned_at END,
                     clean_exclusion = CASE WHEN u.newly THEN NULLIF(u.clean, '') ELSE c.clean_exclusion END
-                FROM unnest(\(judgements.map(\.checkinID))::uuid[], \(judgements.map(\.status))::text[],
-                            \(judgements.map { $0.reasons.joined(separator: ",") })::text[],
-                            \(judgements.map { Float($0.levelDBFS ?? .nan) })::real[],
-                            \(judgements.map { Int32($0.validSeconds) })::integer[],
-                            \(judgements.map(\.newlyCleaned))::boolean[],
-                            \(judgements.map { $0.cleanExclusion ?? "" })::text[])
-                     AS u(id, status, reasons, level, valid, newly, clean)
-                WHERE c.id = u.id AND c.venue_id = \(venueID)
+                FROM unnest(\(judgements.map(\.1.checkinID))::uuid[], \(judgements.map(\.0))::bigint[],
+                            \(judgements.map(\.1.status))::text[],
+                            \(judgements.map { $0.1.reasons.joined(separator: ",") })::text[],
+                            \(judgements.map { Float($0.1.levelDBFS ?? .nan) })::real[],
+                            \(judgements.map { Int32($0.1.validSeconds) })::integer[],
+                            \(judgements.map(\.1.newlyCleaned))::boolean[],
+                            \(judgements.map { $0.1.cleanExclusion ?? "" })::text[])
+                     AS u(id, venue, status, reasons, level, valid, newly, clean)
+                WHERE c.id = u.id AND c.venue_id = u.venue
                 """,
                 logger: logger)
         }
-        let newlyCleaned = judgements.filter(\.newlyCleaned).map(\.checkinID)
+        let newlyCleaned = judgements.filter(\.1.newlyCleaned).map(\.1.checkinID)
         if !newlyCleaned.isEmpty {
             try await connection.query(
                 "DELETE FROM checkin_hours WHERE checkin_id = ANY(\(newlyCleaned))", logger: logger)
         }
-        try await insertHours(result.newHours, venueID: venueID, on: connection)
-        try await updateHours(result.changedHours, on: connection)
-        try await writeCells(result.cells, venueID: venueID, on: connection)
-        // The admin's "newest activity first" (only moves forward: a late retry never makes a
-        // venue look older).
-        try await connection.query(
+        try await insertHours(
+            results.flatMap { result in result.newHours.map { (result.venueID, $0) } }, on: connection)
+        try await updateHours(results.flatMap(\.changedHours), on: connection)
+        try await writeCells(results, on: connection)
+        return try await touchVenues(results, on: connection)
+    }
+
+    /// Raises every venue's judgement version and moves its activity to its newest check-in (only
+    /// forward: a late retry never makes a venue look older); returns the new versions.
+    private func touchVenues(_ results: [AggregationResult], on connection: PostgresConnection) async throws
+        -> [Int64: Int64]
+    {
+        let rows = try await connection.query(
             """
-            UPDATE venue_activity SET activity_at = greatest(activity_at, m.last), last_checkin_at = m.last
-            FROM (SELECT max(received_at) AS last FROM checkins WHERE venue_id = \(venueID)) AS m
-            WHERE venue_id = \(venueID) AND m.last IS NOT NULL
-              AND (last_checkin_at IS NULL OR last_checkin_at < m.last)
+            UPDATE venue_activity AS a SET
+                judgement_version = a.judgement_version + 1,
+                activity_at = CASE WHEN u.last IS NULL THEN a.activity_at ELSE greatest(a.activity_at, u.last) END,
+                last_checkin_at = CASE WHEN u.last IS NULL THEN a.last_checkin_at
+                                       ELSE greatest(a.last_checkin_at, u.last) END
+            FROM unnest(\(results.map(\.venueID))::bigint[], \(results.map { $0.lastReceivedAt != nil })::boolean[],
+                        \(results.map { $0.lastReceivedAt ?? Date(timeIntervalSince1970: 0) })::timestamptz[])
+                   AS r(venue, known, received),
+                 LATERAL (SELECT CASE WHEN r.known THEN r.received END AS last) AS u
+            WHERE a.venue_id = r.venue
+            RETURNING a.venue_id, a.judgement_version
             """,
             logger: logger)
+        var versions: [Int64: Int64] = [:]
+        for try await (venueID, version) in rows.decode((Int64, Int64).self) { versions[venueID] = version }
+        return versions
     }
 
     private func updateHours(_ hours: [AggregationResult.Hour], on connection: PostgresConnection) async throws {
@@ -178,21 +236,24 @@ public struct AggregationRepository: Sendable {
             logger: logger)
     }
 
-    private func insertHours(_ hours: [AggregationResult.Hour], venueID: Int64, on connection: PostgresConnection)
+    private func insertHours(
+        _ rows: [(venueID: Int64, hour: AggregationResult.Hour)], on connection: PostgresConnection
+    )
         async throws
     {
-        guard !hours.isEmpty else { return }
+        guard !rows.isEmpty else { return }
+        let hours = rows.map(\.hour)
         try await connection.query(
             """
             INSERT INTO checkin_hours (
                 checkin_id, venue_id, device_id, weekday, hour, leq_dbfs, l10_dbfs, l50_dbfs, l90_dbfs,
                 max_peak_dbfs, valid_seconds, model_offset_db, counted, outlier, modified_z, residual_db,
                 other_devices)
-            SELECT h.checkin_id, \(venueID), h.device_id, h.weekday, h.hour, h.leq, h.l10, h.l50, h.l90, h.peak,
+            SELECT h.checkin_id, h.venue_id, h.device_id, h.weekday, h.hour, h.leq, h.l10, h.l50, h.l90, h.peak,
                    h.valid, h.model_offset, h.counted, h.outlier, NULLIF(h.z, 'NaN'::real),
                    NULLIF(h.residual, 'NaN'::real), h.others
             FROM unnest(
-                \(hours.map(\.checkinID))::uuid[], \(hours.map(\.deviceKey))::bigint[],
+                \(hours.map(\.checkinID))::uuid[], \(rows.map(\.venueID))::bigint[], \(hours.map(\.deviceKey))::bigint[],
                 \(hours.map { Int16($0.weekday) })::smallint[], \(hours.map { Int16($0.hour) })::smallint[],
                 \(hours.map { Float($0.leqDBFS) })::real[], \(hours.map { Float($0.l10DBFS) })::real[],
                 \(hours.map { Float($0.l50DBFS) })::real[], \(hours.map { Float($0.l90DBFS) })::real[],
@@ -200,28 +261,62 @@ public struct AggregationRepository: Sendable {
                 \(hours.map { Float($0.modelOffsetDB) })::real[], \(hours.map(\.counted))::boolean[],
                 \(hours.map(\.outlier))::boolean[], \(hours.map { Float($0.modifiedZ ?? .nan) })::real[],
                 \(hours.map { Float($0.residualDB ?? .nan) })::real[], \(hours.map { Int32($0.otherDevices) })::integer[])
-              AS h(checkin_id, device_id, weekday, hour, leq, l10, l50, l90, peak, valid, model_offset, counted,
+              AS h(checkin_id, venue_id, device_id, weekday, hour, leq, l10, l50, l90, peak, valid, model_offset, counted,
                    outlier, z, residual, others)
             """,
             logger: logger)
     }
 
-    private func writeCells(_ cells: [StoredCell], venueID: Int64, on connection: PostgresConnection) async throws {
-        try await connection.query("DELETE FROM loudness_cells WHERE venue_id = \(venueID)", logger: logger)
-        guard !cells.isEmpty else { return }
+    /// Deletes the cells of the venues written in full and the cells gone from the others, then
+    /// inserts or updates the given ones.
+    private func writeCells(_ results: [AggregationResult], on connection: PostgresConnection) async throws {
+        var replaced: [Int64] = []
+        var removed: [(venueID: Int64, cell: CellPosition)] = []
+        var upserted: [(venueID: Int64, cell: StoredCell)] = []
+        for result in results {
+            switch result.cells {
+            case .replaceAll(let cells):
+                replaced.append(result.venueID)
+                upserted += cells.map { (result.venueID, $0) }
+            case .changes(let changed, let gone):
+                upserted += changed.map { (result.venueID, $0) }
+                removed += gone.map { (result.venueID, $0) }
+            }
+        }
+        if !replaced.isEmpty {
+            try await connection.query("DELETE FROM loudness_cells WHERE venue_id = ANY(\(replaced))", logger: logger)
+        }
+        if !removed.isEmpty {
+            try await connection.query(
+                """
+                DELETE FROM loudness_cells AS l
+                USING unnest(\(removed.map(\.venueID))::bigint[], \(removed.map { Int16($0.cell.weekday) })::smallint[],
+                             \(removed.map { Int16($0.cell.hour) })::smallint[]) AS r(venue_id, weekday, hour)
+                WHERE l.venue_id = r.venue_id AND l.weekday = r.weekday AND l.hour = r.hour
+                """,
+                logger: logger)
+        }
+        guard !upserted.isEmpty else { return }
+        let cells = upserted.map(\.cell)
         try await connection.query(
             """
             INSERT INTO loudness_cells (
                 venue_id, weekday, hour, level_dbfs, range_low_dbfs, range_high_dbfs, scale_db, checkins, devices,
                 confidence)
-            SELECT \(venueID), c.weekday, c.hour, c.level, c.low, c.high, c.scale, c.checkins, c.devices, c.confidence
+            SELECT c.venue_id, c.weekday, c.hour, c.level, c.low, c.high, c.scale, c.checkins, c.devices, c.confidence
             FROM unnest(
+                \(upserted.map(\.venueID))::bigint[],
                 \(cells.map { Int16($0.weekday) })::smallint[], \(cells.map { Int16($0.hour) })::smallint[],
                 \(cells.map { Float($0.levelDBFS) })::real[], \(cells.map { Float($0.rangeLowDBFS) })::real[],
                 \(cells.map { Float($0.rangeHighDBFS) })::real[], \(cells.map { Float($0.scaleDB) })::real[],
                 \(cells.map { Int32($0.checkins) })::integer[], \(cells.map { Int32($0.devices) })::integer[],
                 \(cells.map(\.confidence))::text[])
-              AS c(weekday, hour, level, low, high, scale, checkins, devices, confidence)
+              AS c(venue_id, weekday, hour, level, low, high, scale, checkins, devices, confidence)
+            ON CONFLICT (venue_id, weekday, hour) DO UPDATE SET
+                level_dbfs = EXCLUDED.level_dbfs, range_low_dbfs = EXCLUDED.range_low_dbfs,
+                range_high_dbfs = EXCLUDED.range_high_dbfs, scale_db = EXCLUDED.scale_db,
+                checkins = EXCLUDED.checkins, devices = EXCLUDED.devices, confidence = EXCLUDED.confidence,
+                updated_at = now()
             """,
             logger: logger)
     }

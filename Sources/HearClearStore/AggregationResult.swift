@@ -74,21 +74,93 @@ public struct AggregationResult: Sendable, Equatable {
         }
     }
 
+    /// How the venue's cells are written.
+    public enum CellWrite: Sendable, Equatable {
+        /// The stored cells were not known: delete them all and insert these (every cell).
+        case replaceAll([StoredCell])
+        /// Upsert the new and changed cells and delete the cells that have no estimate any more.
+        case changes(upserted: [StoredCell], removed: [CellPosition])
+    }
+
     public var venueID: Int64
     /// Check-ins whose judgement is new or changed; the others are left as stored.
     public var judgements: [Judgement]
     /// All hour rows of the newly cleaned check-ins (their old rows, if any, are replaced).
     public var newHours: [Hour]
-    /// Hour rows of already cleaned check-ins whose judged fields changed.
+    /// Hour rows of already cleaned check-ins that need rewriting (``Hour/needsRewrite(from:)``).
     public var changedHours: [Hour]
-    /// Every cell of the venue.
-    public var cells: [StoredCell]
+    public var cells: CellWrite
+    /// The newest `received_at` among the check-ins read, for the venue's activity.
+    public var lastReceivedAt: Date?
 
-    public init(venueID: Int64, judgements: [Judgement], newHours: [Hour], changedHours: [Hour], cells: [StoredCell]) {
+    public init(
+        venueID: Int64, judgements: [Judgement], newHours: [Hour], changedHours: [Hour], cells: CellWrite,
+        lastReceivedAt: Date? = nil
+    ) {
         self.venueID = venueID
         self.judgements = judgements
         self.newHours = newHours
         self.changedHours = changedHours
         self.cells = cells
+        self.lastReceivedAt = lastReceivedAt
+    }
+
+    /// Every cell estimated, when the write replaces them all.
+    public var allCells: [StoredCell]? {
+        if case .replaceAll(let cells) = cells { return cells }
+        return nil
+    }
+}
+
+extension AggregationResult.Hour {
+    /// How far a stored z-score or residual may lag the exact one before its row is rewritten
+    /// (migration 0005): adding a check-in to a busy cell moves every piece's z-score and residual
+    /// a little, and rewriting them all each time would cost O(cell) rows per check-in.
+    public static let rewriteTolerance: Double = 0.05
+
+    /// The row stored as `previous` must be rewritten to hold this judgement: whether it counts,
+    /// is an outlier, its model offset (at `real` precision) or whether other devices are there
+    /// at all changed, or its z-score or residual appeared, vanished or moved by
+    /// ``rewriteTolerance`` or more.
+    public func needsRewrite(from previous: Self) -> Bool {
+        func moved(_ a: Double?, _ b: Double?) -> Bool {
+            switch (a, b) {
+            case (nil, nil): false
+            case (let a?, let b?): abs(a - b) >= Self.rewriteTolerance
+            default: true
+            }
+        }
+        return counted != previous.counted || outlier != previous.outlier
+            || Float(modelOffsetDB) != Float(previous.modelOffsetDB)
+            || (otherDevices == 0) != (previous.otherDevices == 0)
+            || moved(modifiedZ, previous.modifiedZ) || moved(residualDB, previous.residualDB)
+    }
+
+    /// The row as it reads back from the database: every number at `real` precision.
+    public var asStored: Self {
+        func real(_ value: Double) -> Double { Double(Float(value)) }
+        var row = self
+        row.leqDBFS = real(leqDBFS)
+        row.l10DBFS = real(l10DBFS)
+        row.l50DBFS = real(l50DBFS)
+        row.l90DBFS = real(l90DBFS)
+        row.maxPeakDBFS = real(maxPeakDBFS)
+        row.modelOffsetDB = real(modelOffsetDB)
+        row.modifiedZ = modifiedZ.map(real)
+        row.residualDB = residualDB.map(real)
+        return row
+    }
+}
+
+extension StoredCell {
+    /// The cell as it reads back from the database: every number at `real` precision.
+    public var asStored: StoredCell {
+        func real(_ value: Double) -> Double { Double(Float(value)) }
+        var cell = self
+        cell.levelDBFS = real(levelDBFS)
+        cell.rangeLowDBFS = real(rangeLowDBFS)
+        cell.rangeHighDBFS = real(rangeHighDBFS)
+        cell.scaleDB = real(scaleDB)
+        return cell
     }
 }

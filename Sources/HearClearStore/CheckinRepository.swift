@@ -114,7 +114,7 @@ public struct CheckinRepository: Sendable {
         // Read committed: this statement sees a row a concurrent transaction just committed.
         guard
             let row = try await connection.query(select, logger: logger).decode(VenueRow.self).first(where: { _ in true
-                })
+            })
         else { throw StoreError.unexpected("venue \(reference.externalID) missing after insert") }
         return Venue(row)
     }
@@ -136,7 +136,7 @@ public struct CheckinRepository: Sendable {
             ON CONFLICT (id) DO NOTHING
             RETURNING venue_id, received_at),
         queued AS (
-            INSERT INTO aggregation_queue (venue_id) SELECT venue_id FROM inserted RETURNING venue_id)
+            INSERT INTO aggregation_queue (venue_id, checkins_only) SELECT venue_id, true FROM inserted RETURNING venue_id)
         SELECT inserted.received_at FROM inserted, queued
         WHERE pg_notify(\(aggregationChannel), inserted.venue_id::text) IS NOT NULL
         """

@@ -32,4 +32,32 @@ public struct StoredCell: Sendable, Equatable {
         self.confidence = confidence
         self.updatedAt = updatedAt
     }
+
+    /// Where the cell is in the week.
+    public var position: CellPosition { CellPosition(weekday: weekday, hour: hour) }
+
+    /// Same estimate, compared at the `real` precision it is stored with (`updatedAt` aside).
+    public func sameEstimate(as other: StoredCell) -> Bool {
+        func same(_ a: Double, _ b: Double) -> Bool { Float(a) == Float(b) }
+        return position == other.position && same(levelDBFS, other.levelDBFS)
+            && same(rangeLowDBFS, other.rangeLowDBFS) && same(rangeHighDBFS, other.rangeHighDBFS)
+            && same(scaleDB, other.scaleDB) && checkins == other.checkins && devices == other.devices
+            && confidence == other.confidence
+    }
+}
+
+/// A venue-local weekday × hour: the key of a cell.
+public struct CellPosition: Hashable, Sendable, Comparable {
+    /// ISO weekday, 1 = Monday … 7 = Sunday.
+    public var weekday: Int
+    public var hour: Int
+
+    public init(weekday: Int, hour: Int) {
+        self.weekday = weekday
+        self.hour = hour
+    }
+
+    public static func < (a: CellPosition, b: CellPosition) -> Bool {
+        (a.weekday, a.hour) < (b.weekday, b.hour)
+    }
 }

@@ -19,7 +19,8 @@ struct Recompute: AsyncParsableCommand {
     func run() async throws {
         try await DatabaseSession.run(options) { client, _, logger, _ in
             let queue = AggregationQueue(client: client, logger: logger)
-            let aggregator = Aggregator(client: client, logger: logger)
+            // Each venue is judged once here: nothing to remember.
+            let aggregator = Aggregator(client: client, logger: logger, memoryCapacity: 0)
             if let venue {
                 guard let key = try await queue.venueKey(externalID: venue) else {
                     FileHandle.standardError.write(Data("No venue has id \(venue).\n".utf8))
@@ -37,13 +38,11 @@ struct Recompute: AsyncParsableCommand {
             var processed = 0
             var busy: Set<Int64> = []
             while true {
-                switch try await aggregator.processNext(skipping: busy) {
-                case .processed:
-                    processed += 1
-                    progress.update(processed)
-                case .busy(let venueID):
-                    busy.insert(venueID)
-                case .empty:
+                let batch = try await aggregator.processNext(limit: 16, skipping: busy)
+                processed += batch.processed.count
+                busy.formUnion(batch.busy)
+                if !batch.processed.isEmpty { progress.update(processed) }
+                if batch.isEmpty {
                     guard !busy.isEmpty, try await queue.pendingVenueCount() > 0 else {
                         progress.finish(processed)
                         let shared = processed < total ? "; running servers took the others" : ""

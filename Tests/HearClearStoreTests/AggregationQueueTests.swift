@@ -5,27 +5,34 @@ import Logging
 import PostgresNIO
 import Testing
 
-@Suite("Aggregation queue: SKIP LOCKED and advisory locks")
+@Suite("Aggregation queue: batches under advisory locks")
 struct AggregationQueueTests {
-    /// Drains the queue the way a worker does; returns how many venues it processed.
-    private func drain(_ queue: AggregationQueue, log: WorkLog, pause: Duration) async throws -> Int {
+    /// Drains the queue the way a worker does, `limit` venues a batch; returns how many venues it
+    /// processed.
+    private func drain(_ queue: AggregationQueue, log: WorkLog, limit: Int, pause: Duration) async throws -> Int {
         var skipping: Set<Int64> = []
         var processed = 0
         while true {
-            let outcome = try await queue.processNext(skipping: skipping) { venueID, _ in
-                await log.begin(venueID)
+            let (batch, _) = try await queue.processNext(limit: limit, skipping: skipping) { claims, _ in
+                for claim in claims { await log.begin(claim.venueID) }
                 try await Task.sleep(for: pause)
-                await log.end(venueID)
+                for claim in claims { await log.end(claim.venueID) }
             }
-            switch outcome {
-            case .processed: processed += 1
-            case .busy(let venueID): skipping.insert(venueID)
-            case .empty: return processed
-            }
+            if batch.isEmpty { return processed }
+            processed += batch.processed.count
+            skipping.formUnion(batch.busy)
         }
     }
 
-    @Test func twoWorkersProcessEachVenueOnceAndNeverTogether() async throws {
+    /// An entry as ingest makes it (`checkins_only`).
+    private func enqueueFromIngest(_ venueID: Int64, on client: PostgresClient) async throws {
+        try await client.query(
+            "INSERT INTO aggregation_queue (venue_id, checkins_only) VALUES (\(venueID), true)",
+            logger: QueueFixtures.logger)
+    }
+
+    @Test(arguments: [1, 5])
+    func twoWorkersProcessEachVenueOnceAndNeverTogether(limit: Int) async throws {
         try await withTestDatabase { client, _ in
             let queue = AggregationQueue(client: client, logger: QueueFixtures.logger)
             let venues = try await QueueFixtures.venues(12, on: client)
@@ -35,14 +42,43 @@ struct AggregationQueueTests {
             }
             let log = WorkLog()
 
-            async let first = drain(queue, log: log, pause: .milliseconds(30))
-            async let second = drain(queue, log: log, pause: .milliseconds(30))
+            async let first = drain(queue, log: log, limit: limit, pause: .milliseconds(30))
+            async let second = drain(queue, log: log, limit: limit, pause: .milliseconds(30))
             let counts = try await [first, second]
 
             #expect(await log.overlaps.isEmpty)
             #expect(await log.processed.sorted() == venues.sorted())
             #expect(counts.reduce(0, +) == venues.count)
             #expect(try await QueueFixtures.queued(on: client) == 0)
+        }
+    }
+
+    @Test("a batch takes up to its limit of venues, oldest entry first, and says which entries were all from ingest")
+    func batchOrderAndClaims() async throws {
+        try await withTestDatabase { client, _ in
+            let queue = AggregationQueue(client: client, logger: QueueFixtures.logger)
+            let venues = try await QueueFixtures.venues(4, on: client)
+            // Oldest first: 2 (ingest), 0 (ingest, then an admin change), 3 (ingest), 1 (admin).
+            try await enqueueFromIngest(venues[2], on: client)
+            try await enqueueFromIngest(venues[0], on: client)
+            try await queue.enqueue(venueID: venues[0])
+            try await enqueueFromIngest(venues[3], on: client)
+            try await queue.enqueue(venueID: venues[1])
+
+            let (first, claims) = try await queue.processNext(limit: 3) { claims, _ in claims }
+            let (second, rest) = try await queue.processNext(limit: 3) { claims, _ in claims }
+            let (third, none) = try await queue.processNext(limit: 3) { claims, _ in claims }
+
+            #expect(first == AggregationQueue.Batch(processed: [venues[2], venues[0], venues[3]]))
+            #expect(
+                claims == [
+                    .init(venueID: venues[2], checkinsOnly: true), .init(venueID: venues[0], checkinsOnly: false),
+                    .init(venueID: venues[3], checkinsOnly: true),
+                ])
+            #expect(second == AggregationQueue.Batch(processed: [venues[1]]))
+            #expect(rest == [.init(venueID: venues[1], checkinsOnly: false)])
+            #expect(third.isEmpty)
+            #expect(none == nil)
         }
     }
 
@@ -53,54 +89,57 @@ struct AggregationQueueTests {
             try await queue.enqueue(venueID: venue)
             let log = WorkLog()
 
-            let outcome = try await queue.processNext { venueID, _ in
-                await log.begin(venueID)
+            let (batch, _) = try await queue.processNext { claims, _ in
                 // A check-in arrives for this venue while it is being recomputed.
-                try await queue.enqueue(venueID: venueID)
-                await log.end(venueID)
+                for claim in claims { try await queue.enqueue(venueID: claim.venueID) }
             }
             let remaining = try await QueueFixtures.queued(on: client)
-            let again = try await drain(queue, log: log, pause: .zero)
+            let again = try await drain(queue, log: log, limit: 8, pause: .zero)
 
-            #expect(outcome == .processed(venueID: venue))
+            #expect(batch == AggregationQueue.Batch(processed: [venue]))
             #expect(remaining == 1)
             #expect(again == 1)
             #expect(try await QueueFixtures.queued(on: client) == 0)
         }
     }
 
-    @Test func aVenueHeldByOneWorkerIsBusyForAnother() async throws {
+    @Test func venuesHeldByOneWorkerAreBusyForAnother() async throws {
         try await withTestDatabase { client, _ in
             let queue = AggregationQueue(client: client, logger: QueueFixtures.logger)
-            let venue = try #require(try await QueueFixtures.venues(1, on: client).first)
-            try await queue.enqueue(venueID: venue)
-            try await queue.enqueue(venueID: venue)
+            let venues = try await QueueFixtures.venues(3, on: client)
+            for venue in venues + venues { try await queue.enqueue(venueID: venue) }
 
-            let outcome = try await queue.processNext { venueID, _ in
-                // This transaction locks the first entry; the second is free, but the venue's
-                // advisory lock is taken, so another worker must leave it.
-                let other = try await queue.processNext { _, _ in Issue.record("processed twice at once") }
-                #expect(other == .busy(venueID: venueID))
+            let (outcome, inner) = try await queue.processNext(limit: 2) { claims, _ in
+                // The first two venues are locked by this transaction: another worker finds them
+                // busy, and with them skipped takes the third.
+                let (other, _) = try await queue.processNext(limit: 2) { _, _ in
+                    Issue.record("processed twice at once")
+                }
+                let (third, _) = try await queue.processNext(limit: 2, skipping: Set(other.busy)) { _, _ in }
+                return (other, third)
             }
-            let afterwards = try await queue.processNext { _, _ in }
+            let (afterwards, _) = try await queue.processNext(limit: 2) { _, _ in }
 
-            #expect(outcome == .processed(venueID: venue))
-            #expect(afterwards == .empty)
+            #expect(outcome == AggregationQueue.Batch(processed: [venues[0], venues[1]]))
+            #expect(inner?.0 == AggregationQueue.Batch(busy: [venues[0], venues[1]]))
+            #expect(inner?.1 == AggregationQueue.Batch(processed: [venues[2]]))
+            #expect(afterwards.isEmpty)
         }
     }
 
-    @Test func aFailedVenueStaysQueued() async throws {
+    @Test func aFailedBatchStaysQueued() async throws {
         try await withTestDatabase { client, _ in
             let queue = AggregationQueue(client: client, logger: QueueFixtures.logger)
-            let venue = try #require(try await QueueFixtures.venues(1, on: client).first)
-            try await queue.enqueue(venueID: venue)
+            let venues = try await QueueFixtures.venues(2, on: client)
+            for venue in venues { try await queue.enqueue(venueID: venue) }
             struct Boom: Error {}
 
-            await #expect(throws: AggregationQueue.VenueFailure.self) {
-                try await queue.processNext { _, _ in throw Boom() }
+            let failure = await #expect(throws: AggregationQueue.VenueFailure.self) {
+                try await queue.processNext(limit: 5) { _, _ in throw Boom() }
             }
 
-            #expect(try await QueueFixtures.queued(on: client) == 1)
+            #expect(failure?.venueIDs == venues)
+            #expect(try await QueueFixtures.queued(on: client) == 2)
         }
     }
 }

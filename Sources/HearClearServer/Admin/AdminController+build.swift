@@ -46,7 +46,8 @@ extension AdminController {
                 checkins: CheckinRepository(client: client, logger: logger), venueStore: venueStore,
                 venues: adminVenues, loudness: LoudnessRepository(client: client, logger: logger),
                 overrides: CheckinOverrideRepository(client: client, logger: logger),
-                aggregator: Aggregator(client: client, logger: logger), audit: audit, renderer: renderer,
+                aggregator: Aggregator(client: client, logger: logger, memoryCapacity: 0), audit: audit,
+                renderer: renderer,
                 referenceOffsetDB: configuration.referenceOffsetDB, maxDistanceMetres: configuration.maxDistanceMetres
             ),
             AdminDevices(

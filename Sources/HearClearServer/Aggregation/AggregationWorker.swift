@@ -14,15 +14,23 @@ public struct AggregationWorker: Service {
     let pollInterval: Duration
     let gate: StartupGate
     let logger: Logger
-    /// Venues processed at once by this instance (each in its own transaction).
+    /// Batches processed at once by this instance (each in its own transaction).
     let concurrency: Int
+    /// Most venues in one batch (one transaction): a batch costs the same dozen round trips
+    /// whatever its size, so under load the worker takes more venues at a time and keeps up.
+    let batchSize: Int
+
+    /// Default most venues in one batch.
+    public static let defaultBatchSize = 32
 
     /// `gate` holds the worker until the schema is ready (opened after migrations).
     public init(
         client: PostgresClient, logger: Logger, pollInterval: Duration = .seconds(2),
-        gate: StartupGate = StartupGate(open: true), concurrency: Int = 2
+        gate: StartupGate = StartupGate(open: true), concurrency: Int = 2, batchSize: Int = defaultBatchSize,
+        memoryCapacity: Int = Aggregator.defaultMemoryCapacity
     ) {
-        self.aggregator = Aggregator(client: client, logger: logger)
+        self.aggregator = Aggregator(client: client, logger: logger, memoryCapacity: memoryCapacity)
+        self.batchSize = max(1, batchSize)
         self.client = client
         self.pollInterval = pollInterval
         self.gate = gate
@@ -53,22 +61,32 @@ public struct AggregationWorker: Service {
         logger.info("aggregation worker stopped")
     }
 
-    /// Processes queued venues until none is left that another worker is not holding; returns
-    /// how many it processed. A venue whose work fails is logged, left queued and skipped until
-    /// the next drain.
+    /// Processes queued venues, a batch at a time, until none is left that another worker is not
+    /// holding; returns how many it processed. When a batch fails, the rest of the drain takes one
+    /// venue at a time, so a venue whose work fails is logged, left queued and skipped until the
+    /// next drain while the others go on.
     public func drain() async -> Int {
         var skipping: Set<Int64> = []
         var processed = 0
+        var limit = batchSize
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
             do {
-                switch try await aggregator.processNext(skipping: skipping) {
-                case .processed: processed += 1
-                case .busy(let venueID): skipping.insert(venueID)
-                case .empty: return processed
-                }
+                let batch = try await aggregator.processNext(limit: limit, skipping: skipping)
+                if batch.isEmpty { return processed }
+                processed += batch.processed.count
+                skipping.formUnion(batch.busy)
             } catch let failure as AggregationQueue.VenueFailure {
-                logger.error("aggregation failed", metadata: ["venueKey": "\(failure.venueID)", "error": "\(failure)"])
-                skipping.insert(failure.venueID)
+                if failure.venueIDs.count > 1 {
+                    logger.warning(
+                        "aggregation batch failed; retrying its venues one at a time",
+                        metadata: ["venueKeys": "\(failure.venueIDs)", "error": "\(failure.underlying)"])
+                    limit = 1
+                } else {
+                    logger.error(
+                        "aggregation failed",
+                        metadata: ["venueKey": "\(failure.venueIDs.first ?? 0)", "error": "\(failure.underlying)"])
+                    skipping.formUnion(failure.venueIDs)
+                }
             } catch {
                 logger.error("aggregation queue unavailable", metadata: ["error": "\(error)"])
                 return processed

@@ -5,61 +5,139 @@ import LoudnessCore
 import Metrics
 import PostgresNIO
 
-/// Re-judges one venue at a time: loads its check-ins, runs ``VenueJudge`` and rewrites the
-/// check-ins' judgements, their `checkin_hours` rows and the venue's cells, in the one
-/// transaction ``AggregationQueue`` holds with the venue locked.
+/// Re-judges venues in batches: reads their check-ins, runs ``VenueJudge`` on each and rewrites
+/// the check-ins' judgements, their `checkin_hours` rows and the venues' cells, in the one
+/// transaction ``AggregationQueue`` holds with the venues locked.
+///
+/// A venue judged before by this process is held in memory (``VenueStateCache``) as it was
+/// stored; when only check-ins were added since (every queue entry from ingest), just those are
+/// read. Otherwise, or when another process wrote the venue since, the venue is read in full. Both
+/// judge exactly the same check-ins with the same stored cleaning, so they write the same thing.
 public struct Aggregator: Sendable {
     let queue: AggregationQueue
     let repository: AggregationRepository
     let judge: VenueJudge
     let logger: Logger
+    let memory: VenueStateCache
 
-    /// Time to re-judge one venue (load, judge, write), and venues re-judged.
-    static let durations = Metrics.Timer(label: "hearclear_aggregation_duration")
-    static let venues = Counter(label: "hearclear_aggregations_total")
+    /// Default ``init(client:logger:judge:memoryCapacity:)`` capacity: check-ins held in memory
+    /// over all venues (a few hundred bytes each).
+    public static let defaultMemoryCapacity = 200_000
 
-    public init(client: PostgresClient, logger: Logger, judge: VenueJudge = VenueJudge()) {
+    /// Time to take, judge and write one batch of venues, and venues re-judged (read in full or
+    /// from memory).
+    static let durations = Metrics.Timer(label: "hearclear_aggregation_batch_duration")
+    static let fullVenues = Counter(label: "hearclear_aggregations_total", dimensions: [("read", "full")])
+    static let rememberedVenues = Counter(label: "hearclear_aggregations_total", dimensions: [("read", "new")])
+
+    /// `memoryCapacity`: most check-ins held in memory over all venues (0: none; for one-off
+    /// work such as the admin's recompute).
+    public init(
+        client: PostgresClient, logger: Logger, judge: VenueJudge = VenueJudge(),
+        memoryCapacity: Int = Aggregator.defaultMemoryCapacity
+    ) {
         self.queue = AggregationQueue(client: client, logger: logger)
         self.repository = AggregationRepository(logger: logger)
         self.judge = judge
         self.logger = logger
+        self.memory = VenueStateCache(capacity: memoryCapacity)
     }
 
-    /// Takes the oldest queued venue no other worker holds (not in `skipping`) and recomputes it.
-    public func processNext(skipping: Set<Int64> = []) async throws -> AggregationQueue.Outcome {
-        try await queue.processNext(skipping: skipping) { venueID, connection in
-            try await recompute(venueID: venueID, on: connection)
+    /// Takes up to `limit` queued venues no other worker holds (not in `skipping`), oldest entry
+    /// first, and re-judges them in one transaction.
+    public func processNext(limit: Int = 1, skipping: Set<Int64> = []) async throws -> AggregationQueue.Batch {
+        let (batch, judged) = try await queue.processNext(limit: limit, skipping: skipping) { claims, connection in
+            try await recompute(claims, on: connection)
         }
+        remember(judged ?? [])
+        return batch
     }
 
-    /// Recomputes one venue now (waiting if a worker holds it), queued or not.
+    /// Recomputes one venue now, read in full (waiting if a worker holds it), queued or not.
     public func recompute(venueID: Int64) async throws {
-        try await queue.process(venueID: venueID) { venueID, connection in
-            try await recompute(venueID: venueID, on: connection)
+        remember(
+            try await queue.process(venueID: venueID) { claims, connection in
+                try await recompute(claims, on: connection)
+            })
+    }
+
+    /// Venues and check-ins held in memory.
+    public var memorySize: (venues: Int, checkins: Int) { memory.size }
+
+    /// A venue as written, at the judgement version the write produced.
+    struct Written: Sendable {
+        let version: Int64
+        let state: AggregationInput
+    }
+
+    /// Only once the transaction has committed is what it wrote the venues' stored state.
+    private func remember(_ written: [Written]) {
+        for venue in written { memory.store(venue.state, version: venue.version) }
+    }
+
+    private func recompute(_ claims: [AggregationQueue.Claim], on connection: PostgresConnection) async throws
+        -> [Written]
+    {
+        let started = ContinuousClock.now
+        let venueIDs = claims.map(\.venueID)
+        let headers = try await repository.headers(venueIDs: venueIDs, on: connection)
+        var remembered: [Int64: AggregationInput] = [:]
+        var unknown: [Int64] = []
+        for claim in claims {
+            guard let header = headers[claim.venueID] else { continue }
+            if claim.checkinsOnly, let state = memory.state(venueID: claim.venueID, version: header.judgementVersion) {
+                remembered[claim.venueID] = state
+            } else {
+                unknown.append(claim.venueID)
+            }
+        }
+        let added = try await repository.checkins(venueIDs: Array(remembered.keys), newOnly: true, on: connection)
+        let loaded = try await repository.checkins(venueIDs: unknown, newOnly: false, on: connection)
+
+        var results: [AggregationResult] = []
+        var states: [AggregationInput] = []
+        for venueID in venueIDs {
+            guard let header = headers[venueID] else { continue }
+            var input: AggregationInput
+            if let state = remembered[venueID] {
+                input = state.adding(added[venueID] ?? [])
+                input.venueExternalID = header.externalID
+                input.timezone = header.timezone
+            } else {
+                input = AggregationInput(
+                    venueID: venueID, venueExternalID: header.externalID, timezone: header.timezone,
+                    checkins: loaded[venueID] ?? [])
+            }
+            let (result, stored) = Self.judgement(of: input, judge: judge)
+            results.append(result)
+            states.append(stored)
+        }
+        let versions = try await repository.write(results, on: connection)
+        Self.durations.record(duration: ContinuousClock.now - started)
+        Self.fullVenues.increment(by: unknown.count)
+        Self.rememberedVenues.increment(by: remembered.count)
+        logger.debug(
+            "venues aggregated",
+            metadata: [
+                "venues": "\(results.count)", "readInFull": "\(unknown.count)",
+                "newCheckins": "\(added.values.reduce(0) { $0 + $1.count })",
+                "duration": "\(ContinuousClock.now - started)",
+            ])
+        return states.compactMap { state in
+            versions[state.venueID].map { Written(version: $0, state: state) }
         }
     }
 
-    private func recompute(venueID: Int64, on connection: PostgresConnection) async throws {
-        let started = ContinuousClock.now
-        guard let input = try await repository.load(venueID: venueID, on: connection) else { return }
-        let result = Self.result(for: input, judge: judge)
-        try await repository.write(result, on: connection)
-        Self.durations.record(duration: ContinuousClock.now - started)
-        Self.venues.increment()
-        logger.debug(
-            "venue aggregated",
-            metadata: [
-                "venue": "\(input.venueExternalID)", "checkins": "\(input.checkins.count)",
-                "cells": "\(result.cells.count)", "duration": "\(ContinuousClock.now - started)",
-            ])
-    }
-
-    /// The pure part: the judgement of a loaded venue, as the rows that change. Check-ins not
-    /// cleaned yet are cleaned here; the others are judged from their stored cleaning.
-    public static func result(for input: AggregationInput, judge: VenueJudge = VenueJudge()) -> AggregationResult {
+    /// The pure part: the judgement of a venue, as the rows that change, and the venue as it is
+    /// stored once they are written (what a full read would return). Check-ins not cleaned yet are
+    /// cleaned here; the others are judged from their stored cleaning.
+    public static func judgement(of input: AggregationInput, judge: VenueJudge = VenueJudge())
+        -> (result: AggregationResult, stored: AggregationInput)
+    {
         let clock = input.timezone.flatMap(VenueClock.init(timeZoneIdentifier:))
         var prepared: [(AggregationInput.Checkin, VenueCheckin)] = []
         var judgements: [AggregationResult.Judgement] = []
+        var stored: [UUID: AggregationInput.Checkin] = [:]
         for checkin in input.checkins {
             if let venueCheckin = Self.venueCheckin(checkin, clock: clock) {
                 prepared.append((checkin, venueCheckin))
@@ -75,15 +153,23 @@ public struct Aggregator: Sendable {
             {
                 judgements.append(judgement)
             }
+            var after = checkin
+            if checkin.raw != nil || checkin.stored != nil {
+                after.raw = nil
+                after.stored = AggregationInput.Stored(
+                    cleanExclusion: checkin.raw != nil ? judgement.cleanExclusion : checkin.stored?.cleanExclusion,
+                    validSeconds: 0, levelDBFS: nil, status: judgement.status, reasons: judgement.reasons, hours: [])
+            }
+            stored[checkin.id] = after
         }
         let judged = judge.judge(prepared.map(\.1))
         var newHours: [AggregationResult.Hour] = []
         var changedHours: [AggregationResult.Hour] = []
-        for ((stored, venueCheckin), judgement) in zip(prepared, judged.checkins) {
+        for ((checkin, venueCheckin), judgement) in zip(prepared, judged.checkins) {
             let hours = judgement.hours.map { hour in
                 let statistics = hour.statistics
                 return AggregationResult.Hour(
-                    checkinID: stored.id, deviceKey: stored.deviceKey, weekday: statistics.localHour.weekday,
+                    checkinID: checkin.id, deviceKey: checkin.deviceKey, weekday: statistics.localHour.weekday,
                     hour: statistics.localHour.hour, leqDBFS: statistics.leqDBFS, l10DBFS: statistics.l10DBFS,
                     l50DBFS: statistics.l50DBFS, l90DBFS: statistics.l90DBFS, maxPeakDBFS: statistics.maxPeakDBFS,
                     validSeconds: statistics.validSeconds, modelOffsetDB: venueCheckin.modelOffsetDB,
@@ -91,20 +177,37 @@ public struct Aggregator: Sendable {
                     residualDB: hour.residualDB, otherDevices: hour.otherDeviceCount)
             }
             let row = AggregationResult.Judgement(
-                checkinID: stored.id, status: judgement.status.rawValue, reasons: judgement.reasons,
+                checkinID: checkin.id, status: judgement.status.rawValue, reasons: judgement.reasons,
                 levelDBFS: judgement.levelDBFS, validSeconds: judgement.validSeconds,
-                cleanExclusion: judgement.cleaning?.exclusion?.rawValue, newlyCleaned: stored.stored == nil)
-            guard let previous = stored.stored else {
+                cleanExclusion: judgement.cleaning?.exclusion?.rawValue, newlyCleaned: checkin.stored == nil)
+            var storedHours: [AggregationResult.Hour]
+            if let previous = checkin.stored {
+                if previous.status != row.status || previous.reasons != row.reasons {
+                    judgements.append(row)
+                }
+                storedHours = previous.hours
+                for hour in hours {
+                    let index = storedHours.firstIndex { $0.weekday == hour.weekday && $0.hour == hour.hour }
+                    guard let index, !hour.needsRewrite(from: storedHours[index]) else {
+                        if index == nil { changedHours.append(hour) }
+                        continue
+                    }
+                    changedHours.append(hour)
+                    storedHours[index] = hour.asStored
+                }
+            } else {
                 judgements.append(row)
                 newHours += hours
-                continue
+                storedHours = hours.map(\.asStored)
             }
-            if previous.status != row.status || previous.reasons != row.reasons {
-                judgements.append(row)
-            }
-            let before = Dictionary(
-                previous.hours.map { (HourKey($0), $0) }, uniquingKeysWith: { first, _ in first })
-            changedHours += hours.filter { hour in before[HourKey(hour)].map { !$0.sameJudgement(as: hour) } ?? true }
+            var after = checkin
+            after.raw = nil
+            after.stored = AggregationInput.Stored(
+                cleanExclusion: checkin.stored?.cleanExclusion ?? row.cleanExclusion,
+                validSeconds: checkin.stored?.validSeconds ?? row.validSeconds,
+                levelDBFS: checkin.stored?.levelDBFS ?? row.levelDBFS.map { Double(Float($0)) },
+                status: row.status, reasons: row.reasons, hours: storedHours)
+            stored[checkin.id] = after
         }
         let cells = judged.cells.sorted { $0.key < $1.key }.map { hour, estimate in
             StoredCell(
@@ -113,9 +216,23 @@ public struct Aggregator: Sendable {
                 scaleDB: estimate.scaleDB, checkins: estimate.includedCheckinCount, devices: estimate.deviceCount,
                 confidence: estimate.confidence.rawValue)
         }
-        return AggregationResult(
-            venueID: input.venueID, judgements: judgements, newHours: newHours, changedHours: changedHours, cells: cells
-        )
+        let cellWrite: AggregationResult.CellWrite
+        if let before = input.storedCells {
+            let previous = Dictionary(before.map { ($0.position, $0) }, uniquingKeysWith: { first, _ in first })
+            let current = Set(cells.map(\.position))
+            cellWrite = .changes(
+                upserted: cells.filter { cell in previous[cell.position].map { !$0.sameEstimate(as: cell) } ?? true },
+                removed: before.map(\.position).filter { !current.contains($0) })
+        } else {
+            cellWrite = .replaceAll(cells)
+        }
+        let result = AggregationResult(
+            venueID: input.venueID, judgements: judgements, newHours: newHours, changedHours: changedHours,
+            cells: cellWrite, lastReceivedAt: input.checkins.map(\.receivedAt).max())
+        var after = input
+        after.checkins = input.checkins.map { stored[$0.id] ?? $0 }
+        after.storedCells = cells.map(\.asStored)
+        return (result, after)
     }
 
     /// The check-in as the judge sees it: from its samples when not cleaned yet, else from its
@@ -153,28 +270,5 @@ public struct Aggregator: Sendable {
         return try? VenueCheckin(
             id: checkin.id.uuidString, deviceID: String(checkin.deviceKey), samples: samples, localHours: localHours,
             modelOffsetDB: checkin.modelOffsetDB, exclusionReasons: reasons, forcedInclusion: forced)
-    }
-}
-
-/// A check-in's hour row's key.
-struct HourKey: Hashable {
-    let checkin: UUID
-    let weekday: Int
-    let hour: Int
-
-    init(_ row: AggregationResult.Hour) {
-        checkin = row.checkinID
-        weekday = row.weekday
-        hour = row.hour
-    }
-}
-
-extension AggregationResult.Hour {
-    /// Same judged fields, compared at the `real` precision they are stored with.
-    func sameJudgement(as other: Self) -> Bool {
-        func same(_ a: Double?, _ b: Double?) -> Bool { a.map(Float.init) == b.map(Float.init) }
-        return counted == other.counted && outlier == other.outlier && otherDevices == other.otherDevices
-            && same(modifiedZ, other.modifiedZ) && same(residualDB, other.residualDB)
-            && same(modelOffsetDB, other.modelOffsetDB)
     }
 }

@@ -78,7 +78,7 @@ struct AdminDataSet {
     /// Runs the engine's aggregator until the queue is empty.
     static func aggregate(_ database: PostgresClient) async throws {
         let aggregator = Aggregator(client: database, logger: testLogger)
-        while try await aggregator.processNext() != .empty {}
+        while !(try await aggregator.processNext(limit: 16).isEmpty) {}
     }
 
     static func link(_ checkin: CheckinFixture) -> String {

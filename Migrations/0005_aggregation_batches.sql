@@ -1,0 +1,21 @@
+-- Aggregation in batches, from the worker's memory (Aggregator, VenueStateCache).
+--
+-- A queue entry from ingest only adds check-ins (`checkins_only`). A worker that holds the venue's
+-- judged state in memory then reads only the new check-ins (`cleaned_at IS NULL`) instead of the
+-- venue's whole history. Every other entry (device exclusion, model offset, time zone change,
+-- `hearclear recompute`) defaults to false and makes the worker read the venue again in full.
+ALTER TABLE aggregation_queue ADD COLUMN checkins_only boolean NOT NULL DEFAULT false;
+
+-- Raised by every write of a venue's judgement. A worker's memory of a venue is good only at the
+-- version it wrote itself; another `serve` process's write, or an admin's direct recompute, makes
+-- it read the venue in full.
+ALTER TABLE venue_activity ADD COLUMN judgement_version bigint NOT NULL DEFAULT 0;
+
+-- A check-in hour's `modified_z`, `residual_db` and `other_devices` move a little whenever a
+-- check-in joins its cell. Rewriting every row of a busy cell for each new check-in would make
+-- each check-in cost O(cell) row versions, so a row is rewritten only when its judgement changes
+-- (counted, outlier, model offset, whether other devices are there at all) or its z-score or
+-- residual moves by 0.05 or more (AggregationResult.Hour.needsRewrite). Stored z-scores and
+-- residuals are within 0.05 of the exact ones; `other_devices` is the count at the last rewrite.
+COMMENT ON COLUMN checkin_hours.other_devices IS
+    'other devices in the cell at the row''s last rewrite; exact only in whether it is 0';
