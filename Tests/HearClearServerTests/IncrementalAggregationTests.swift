@@ -115,4 +115,125 @@ struct IncrementalAggregationTests {
             #expect(try await client.count("checkins", where: "cleaned_at IS NULL") == 0)
         }
     }
+
+    /// One check-in from each device, from `start` on, 150 s apart (all in one hour).
+    func ingest(_ client: PostgresClient, venue: String, devices: [String], level: Double, from start: Date)
+        async throws
+    {
+        let checkins = CheckinRepository(client: client, logger: logger)
+        for (index, device) in devices.enumerated() {
+            let submission = SubmissionFixture.submission(
+                venue: venue, timezone: "UTC", device: device, levelDBFS: level + Double(index % 3) * 0.5,
+                start: start.addingTimeInterval(Double(index) * 150), seconds: 120)
+            _ = try await checkins.ingest(submission, maxDistanceMetres: 250)
+        }
+    }
+
+    /// Drains the queue with `aggregator`.
+    func drain(_ aggregator: Aggregator) async throws {
+        while !(try await aggregator.processNext(limit: 8).isEmpty) {}
+    }
+
+    /// Every stored judgement of the venue, as text: check-ins, hour rows and cells.
+    func judgementSnapshot(_ client: PostgresClient, _ venueID: Int64) async throws -> [String] {
+        let queries = [
+            """
+            SELECT id, status, reasons, level_dbfs, valid_seconds, cleaned_at IS NOT NULL, clean_exclusion
+            FROM checkins WHERE venue_id = \(venueID) ORDER BY id
+            """,
+            """
+            SELECT checkin_id, device_id, weekday, hour, leq_dbfs, l10_dbfs, l50_dbfs, l90_dbfs, max_peak_dbfs,
+                   valid_seconds, model_offset_db, counted, outlier, modified_z, residual_db, other_devices
+            FROM checkin_hours WHERE venue_id = \(venueID) ORDER BY checkin_id, weekday, hour
+            """,
+            """
+            SELECT weekday, hour, level_dbfs, range_low_dbfs, range_high_dbfs, scale_db, checkins, devices, confidence
+            FROM loudness_cells WHERE venue_id = \(venueID) ORDER BY weekday, hour
+            """,
+        ]
+        var lines: [String] = []
+        for query in queries {
+            let rows = try await client.query(
+                PostgresQuery(unsafeSQL: "SELECT t::text FROM (\(query)) AS t"), logger: logger)
+            for try await line in rows.decode(String.self) { lines.append(line) }
+        }
+        return lines
+    }
+
+    @Test("with the venue in memory only new check-ins are read, and what is written is what a full read writes")
+    func memoryReadsOnlyNewCheckins() async throws {
+        try await withTestDatabase { client, _ in
+            let worker = Aggregator(client: client, logger: logger)
+            let devices = (0..<8).map { "device-\($0)" }
+            try await ingest(client, venue: "remembered", devices: devices, level: -40, from: Self.start)
+            let venue = try #require(
+                try await AggregationQueue(client: client, logger: logger).venueKey(externalID: "remembered"))
+            try await drain(worker)
+            #expect(worker.memorySize == (venues: 1, checkins: 8))
+
+            // New check-ins, one of them junk, in rounds, each judged from memory plus what is new.
+            for round in 1...3 {
+                try await ingest(
+                    client, venue: "remembered", devices: ["device-\(round)", "junk"], level: round == 2 ? -10 : -39,
+                    from: Self.start.addingTimeInterval(Double(round) * 60))
+                try await drain(worker)
+            }
+            #expect(worker.memorySize == (venues: 1, checkins: 14))
+            let remembered = try await judgementSnapshot(client, venue)
+
+            // A full read by a worker with no memory finds nothing to change.
+            try await Aggregator(client: client, logger: logger, memoryCapacity: 0).recompute(venueID: venue)
+            #expect(try await judgementSnapshot(client, venue) == remembered)
+
+        }
+    }
+
+    @Test("a venue judged from memory does not read what changed behind the worker's back; a full read does")
+    func memoryIsNotReread() async throws {
+        try await withTestDatabase { client, _ in
+            let worker = Aggregator(client: client, logger: logger)
+            try await ingest(
+                client, venue: "unread", devices: (0..<6).map { "device-\($0)" }, level: -40, from: Self.start)
+            let venue = try #require(
+                try await AggregationQueue(client: client, logger: logger).venueKey(externalID: "unread"))
+            try await drain(worker)
+            let before = try #require(try await cellLevels(client, venue)["3-10"])
+
+            // Stored hours changed behind the worker's back (no queue entry, no new version).
+            try await client.query("UPDATE checkin_hours SET leq_dbfs = leq_dbfs + 6")
+            try await ingest(
+                client, venue: "unread", devices: ["device-9"], level: -40, from: Self.start.addingTimeInterval(900))
+            try await drain(worker)
+            let fromMemory = try #require(try await cellLevels(client, venue)["3-10"])
+            try await Aggregator(client: client, logger: logger, memoryCapacity: 0).recompute(venueID: venue)
+            let fromDatabase = try #require(try await cellLevels(client, venue)["3-10"])
+
+            #expect(abs(fromMemory - before) < 1, "judged from memory: the +6 dB is not seen")
+            #expect(fromDatabase - before > 4, "read in full: the +6 dB is seen")
+        }
+    }
+
+    @Test("another writer's judgement (a newer version) makes the worker read the venue in full")
+    func anotherWriterInvalidatesMemory() async throws {
+        try await withTestDatabase { client, _ in
+            let worker = Aggregator(client: client, logger: logger)
+            let devices = (0..<6).map { "device-\($0)" }
+            try await ingest(client, venue: "shared", devices: devices, level: -40, from: Self.start)
+            let venue = try #require(
+                try await AggregationQueue(client: client, logger: logger).venueKey(externalID: "shared"))
+            try await drain(worker)
+            let before = try #require(try await cellLevels(client, venue)["3-10"])
+
+            // Another process re-judges the venue after its stored hours changed.
+            try await client.query("UPDATE checkin_hours SET leq_dbfs = leq_dbfs + 6")
+            try await Aggregator(client: client, logger: logger, memoryCapacity: 0).recompute(venueID: venue)
+            try await ingest(
+                client, venue: "shared", devices: ["device-7"], level: -34, from: Self.start.addingTimeInterval(1200))
+            try await drain(worker)
+
+            let after = try #require(try await cellLevels(client, venue)["3-10"])
+            #expect(after - before > 4, "the other writer's +6 dB stays: the worker read the venue in full")
+            #expect(try await client.count("checkins", where: "status = 'included'") == 7)
+        }
+    }
 }
