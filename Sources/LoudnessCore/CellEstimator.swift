@@ -98,9 +98,22 @@ public struct CellEstimator: Sendable {
     /// `deviceValues(_:)`: one value per device, the median of its check-ins' levels, ordered by
     /// device id (so results do not depend on input order).
     public static func deviceValues(_ checkins: [CellCheckin]) -> [Double] {
-        let byDevice = Dictionary(grouping: checkins, by: \.deviceID)
-        return byDevice.keys.sorted().compactMap { device in
-            RobustStatistics.median(byDevice[device]?.map(\.levelDB) ?? [])
+        // Sorted by device, each device's run collapses to its median: one sort and no
+        // dictionary of arrays (this runs for every cell at every judgement).
+        let ordered = checkins.sorted { $0.deviceID < $1.deviceID }
+        var values: [Double] = []
+        values.reserveCapacity(ordered.count)
+        var start = ordered.startIndex
+        while start < ordered.endIndex {
+            var end = start + 1
+            while end < ordered.endIndex, ordered[end].deviceID == ordered[start].deviceID { end += 1 }
+            if end - start == 1 {
+                values.append(ordered[start].levelDB)
+            } else if let median = RobustStatistics.median(ordered[start..<end].map(\.levelDB)) {
+                values.append(median)
+            }
+            start = end
         }
+        return values
     }
 }

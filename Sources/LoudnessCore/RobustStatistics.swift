@@ -8,10 +8,13 @@ public enum RobustStatistics {
     /// (as Python's `statistics.median`); `nil` when empty.
     public static func median(_ values: [Double]) -> Double? {
         guard !values.isEmpty else { return nil }
-        let sorted = values.sorted()
-        let middle = sorted.count / 2
-        if sorted.count % 2 == 1 { return sorted[middle] }
-        return (sorted[middle - 1] + sorted[middle]) / 2
+        var values = values
+        let middle = values.count / 2
+        let upper = select(middle, in: &values)
+        if values.count % 2 == 1 { return upper }
+        // After selection everything before `middle` is ≤ the middle value: the largest of them
+        // is the lower middle.
+        return (values[..<middle].max()! + upper) / 2
     }
 
     /// `medianAbsoluteDeviation(_:)`: MAD = median(|x − median(x)|), unscaled; `nil` when empty.
@@ -25,7 +28,52 @@ public enum RobustStatistics {
     /// This is numpy's default (`method='linear'`) and equals Python's
     /// `statistics.quantiles(data, n=100, method='inclusive')`. `nil` when empty.
     public static func percentile(_ values: [Double], _ percent: Double) -> Double? {
-        percentile(sorted: values.sorted(), percent)
+        guard !values.isEmpty else { return nil }
+        var values = values
+        let fraction = min(max(percent, 0), 100) / 100
+        let position = Double(values.count - 1) * fraction
+        let lower = Int(position.rounded(.down))
+        let low = select(lower, in: &values)
+        guard lower + 1 < values.count else { return low }
+        // After selection everything after `lower` is ≥ its value: the smallest is the next rank.
+        let high = values[(lower + 1)...].min()!
+        return low + (position - Double(lower)) * (high - low)
+    }
+
+    /// `select(_:in:)`: the value of rank `k` (0-based) of `values`, as if sorted ascending, in
+    /// O(n) expected time (Hoare's quickselect, median-of-three pivots). Reorders `values` so that
+    /// every value before position `k` is ≤ it and every value after is ≥ it.
+    static func select(_ k: Int, in values: inout [Double]) -> Double {
+        precondition(values.indices.contains(k))
+        var low = 0
+        var high = values.count - 1
+        while high > low {
+            let middle = low + (high - low) / 2
+            // Median of three to the middle, then Hoare partition around it.
+            if values[middle] < values[low] { values.swapAt(middle, low) }
+            if values[high] < values[low] { values.swapAt(high, low) }
+            if values[high] < values[middle] { values.swapAt(high, middle) }
+            let pivot = values[middle]
+            var i = low
+            var j = high
+            while i <= j {
+                while values[i] < pivot { i += 1 }
+                while values[j] > pivot { j -= 1 }
+                if i <= j {
+                    values.swapAt(i, j)
+                    i += 1
+                    j -= 1
+                }
+            }
+            if k <= j {
+                high = j
+            } else if k >= i {
+                low = i
+            } else {
+                return values[k]
+            }
+        }
+        return values[k]
     }
 
     /// `percentile(sorted:_:)`: as ``percentile(_:_:)`` for values already sorted ascending.

@@ -56,4 +56,24 @@ struct RobustStatisticsTests {
         #expect(RobustStatistics.weightedMedian([(1, 0)]) == nil)
         #expect(RobustStatistics.weightedMedian([]) == nil)
     }
+
+    /// Selection gives exactly what sorting gives (the definitions in the doc comments), on
+    /// arrays with many ties and of every small length.
+    @Test func selectionAgreesWithSorting() {
+        var generator = SystemRandomNumberGenerator()
+        for count in 1...60 {
+            for _ in 0..<20 {
+                let values = (0..<count).map { _ in Double(Int.random(in: -5...5, using: &generator)) / 2 }
+                let sorted = values.sorted()
+                let middle = count / 2
+                let median = count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+                #expect(RobustStatistics.median(values) == median)
+                for percent in [0.0, 25, 37.5, 50, 90, 100] {
+                    #expect(
+                        RobustStatistics.percentile(values, percent)
+                            == RobustStatistics.percentile(sorted: sorted, percent))
+                }
+            }
+        }
+    }
 }

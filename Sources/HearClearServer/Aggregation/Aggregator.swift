@@ -135,12 +135,14 @@ public struct Aggregator: Sendable {
         -> (result: AggregationResult, stored: AggregationInput)
     {
         let clock = input.timezone.flatMap(VenueClock.init(timeZoneIdentifier:))
-        var prepared: [(AggregationInput.Checkin, VenueCheckin)] = []
+        // The venue as stored after the write, updated in place (check-ins are large to copy).
+        var after = input
+        var prepared: [(index: Int, checkin: VenueCheckin)] = []
+        prepared.reserveCapacity(input.checkins.count)
         var judgements: [AggregationResult.Judgement] = []
-        var stored: [UUID: AggregationInput.Checkin] = [:]
-        for checkin in input.checkins {
+        for (index, checkin) in input.checkins.enumerated() {
             if let venueCheckin = Self.venueCheckin(checkin, clock: clock) {
-                prepared.append((checkin, venueCheckin))
+                prepared.append((index, venueCheckin))
                 continue
             }
             // Samples that cannot be read (arrays that do not line up): excluded once and for all.
@@ -153,19 +155,18 @@ public struct Aggregator: Sendable {
             {
                 judgements.append(judgement)
             }
-            var after = checkin
             if checkin.raw != nil || checkin.stored != nil {
-                after.raw = nil
-                after.stored = AggregationInput.Stored(
+                after.checkins[index].raw = nil
+                after.checkins[index].stored = AggregationInput.Stored(
                     cleanExclusion: checkin.raw != nil ? judgement.cleanExclusion : checkin.stored?.cleanExclusion,
                     validSeconds: 0, levelDBFS: nil, status: judgement.status, reasons: judgement.reasons, hours: [])
             }
-            stored[checkin.id] = after
         }
-        let judged = judge.judge(prepared.map(\.1))
+        let judged = judge.judge(prepared.map(\.checkin))
         var newHours: [AggregationResult.Hour] = []
         var changedHours: [AggregationResult.Hour] = []
-        for ((checkin, venueCheckin), judgement) in zip(prepared, judged.checkins) {
+        for ((index, venueCheckin), judgement) in zip(prepared, judged.checkins) {
+            let checkin = input.checkins[index]
             let hours = judgement.hours.map { hour in
                 let statistics = hour.statistics
                 return AggregationResult.Hour(
@@ -200,14 +201,12 @@ public struct Aggregator: Sendable {
                 newHours += hours
                 storedHours = hours.map(\.asStored)
             }
-            var after = checkin
-            after.raw = nil
-            after.stored = AggregationInput.Stored(
+            after.checkins[index].raw = nil
+            after.checkins[index].stored = AggregationInput.Stored(
                 cleanExclusion: checkin.stored?.cleanExclusion ?? row.cleanExclusion,
                 validSeconds: checkin.stored?.validSeconds ?? row.validSeconds,
                 levelDBFS: checkin.stored?.levelDBFS ?? row.levelDBFS.map { Double(Float($0)) },
                 status: row.status, reasons: row.reasons, hours: storedHours)
-            stored[checkin.id] = after
         }
         let cells = judged.cells.sorted { $0.key < $1.key }.map { hour, estimate in
             StoredCell(
@@ -229,8 +228,6 @@ public struct Aggregator: Sendable {
         let result = AggregationResult(
             venueID: input.venueID, judgements: judgements, newHours: newHours, changedHours: changedHours,
             cells: cellWrite, lastReceivedAt: input.checkins.map(\.receivedAt).max())
-        var after = input
-        after.checkins = input.checkins.map { stored[$0.id] ?? $0 }
         after.storedCells = cells.map(\.asStored)
         return (result, after)
     }
