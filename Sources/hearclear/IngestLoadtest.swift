@@ -39,11 +39,15 @@ struct IngestLoadtest: AsyncParsableCommand {
     @Option(help: "Milliseconds between freshness probes (0: no probe).")
     var probeInterval = 250
 
+    @Option(help: "Check-ins per second over all clients, paced evenly (0: as fast as the server answers).")
+    var rate = 0
+
     func validate() throws {
         guard clients > 0, clients <= 1024 else { throw ValidationError("--clients must be 1…1024") }
         guard duration > 0, duration <= 3600 else { throw ValidationError("--duration must be 1…3600 seconds") }
         guard (10...3600).contains(samples) else { throw ValidationError("--samples must be 10…3600") }
         guard venues > 0 else { throw ValidationError("--venues must be positive") }
+        guard rate >= 0 else { throw ValidationError("--rate must be 0 (unpaced) or positive") }
     }
 
     func run() async throws {
@@ -54,7 +58,8 @@ struct IngestLoadtest: AsyncParsableCommand {
         let endpoint = url.hasSuffix("/") ? String(url.dropLast()) : url
         let deadline = ContinuousClock.now + .seconds(duration)
         let started = ContinuousClock.now
-        print("posting \(samples)-sample check-ins from \(clients) clients for \(duration) s to \(endpoint)…")
+        let pace = rate > 0 ? " at \(rate)/s" : ""
+        print("posting \(samples)-sample check-ins from \(clients) clients\(pace) for \(duration) s to \(endpoint)…")
 
         let probing = probeInterval > 0
         let results = try await withThrowingTaskGroup(of: ClientResult.self) { group in
@@ -111,7 +116,14 @@ struct IngestLoadtest: AsyncParsableCommand {
     {
         var result = ClientResult()
         var generator = SyntheticCheckin(seed: UInt64(index + 1), samples: samples, venues: venues)
+        // Paced: this client's share of --rate, each post at its own time (offset per client).
+        let interval: Duration? = rate > 0 ? .seconds(Double(clients) / Double(rate)) : nil
+        var next = ContinuousClock.now + (interval ?? .zero) * (Double(index) / Double(clients))
         while ContinuousClock.now < deadline {
+            if let interval {
+                try await Task.sleep(until: next, clock: .continuous)
+                next += interval
+            }
             var body = ByteBuffer(bytes: generator.next())
             let compressed = try body.compress(with: .gzip(configuration: .init(compressionLevel: .fastestCompression)))
             var request = HTTPClientRequest(url: endpoint + "/api/v2/checkins")

@@ -47,8 +47,8 @@ public struct AggregationWorker: Service {
                 await gate.wait()
                 for await _ in wakes {
                     if Task.isShuttingDownGracefully || Task.isCancelled { break }
-                    // Several drains share the queue safely: SKIP LOCKED keeps them on different
-                    // entries and the venue lock on different venues.
+                    // Several drains share the queue safely: the venue locks keep them on
+                    // different venues.
                     await withTaskGroup(of: Int.self) { drains in
                         for _ in 0..<concurrency { drains.addTask { await drain() } }
                     }
@@ -62,19 +62,23 @@ public struct AggregationWorker: Service {
     }
 
     /// Processes queued venues, a batch at a time, until none is left that another worker is not
-    /// holding; returns how many it processed. When a batch fails, the rest of the drain takes one
-    /// venue at a time, so a venue whose work fails is logged, left queued and skipped until the
-    /// next drain while the others go on.
+    /// holding; returns how many it processed. A venue another worker holds is skipped only until
+    /// this drain next processes something: under sustained load a drain never runs dry, and a
+    /// venue skipped for good by every drain would wait for all of them to end. When a batch
+    /// fails, the rest of the drain takes one venue at a time, so a venue whose work fails is
+    /// logged, left queued and skipped until the next drain while the others go on.
     public func drain() async -> Int {
-        var skipping: Set<Int64> = []
+        var busy: Set<Int64> = []
+        var failed: Set<Int64> = []
         var processed = 0
         var limit = batchSize
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
             do {
-                let batch = try await aggregator.processNext(limit: limit, skipping: skipping)
+                let batch = try await aggregator.processNext(limit: limit, skipping: busy.union(failed))
                 if batch.isEmpty { return processed }
                 processed += batch.processed.count
-                skipping.formUnion(batch.busy)
+                if !batch.processed.isEmpty { busy = [] }
+                busy.formUnion(batch.busy)
             } catch let failure as AggregationQueue.VenueFailure {
                 if failure.venueIDs.count > 1 {
                     logger.warning(
@@ -85,7 +89,7 @@ public struct AggregationWorker: Service {
                     logger.error(
                         "aggregation failed",
                         metadata: ["venueKey": "\(failure.venueIDs.first ?? 0)", "error": "\(failure.underlying)"])
-                    skipping.formUnion(failure.venueIDs)
+                    failed.formUnion(failure.venueIDs)
                 }
             } catch {
                 logger.error("aggregation queue unavailable", metadata: ["error": "\(error)"])
