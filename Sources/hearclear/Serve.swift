@@ -39,7 +39,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "PostgreSQL connections in the pool. Env: HEARCLEAR_DATABASE_CONNECTIONS. Default: 20")
     var databaseConnections: Int?
 
-    @Option(help: "Venues this instance aggregates at once. Env: HEARCLEAR_AGGREGATION_WORKERS. Default: 2")
+    @Option(
+        help:
+            "Batches of venues (up to 32 each) this instance aggregates at once. Env: HEARCLEAR_AGGREGATION_WORKERS. Default: 2"
+    )
     var aggregationWorkers: Int?
     @Option(help: "User name of the admin at /farmer. Env: HEARCLEAR_ADMIN_USER. Default: admin")
     var adminUser: String?
