@@ -29,6 +29,7 @@ let package = Package(
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .target(name: "AudioMetering", dependencies: ["CSndFile"]),
         .executableTarget(name: "audiometer-bench", dependencies: ["AudioMetering"]),
+        .executableTarget(name: "judge-bench", dependencies: ["LoudnessCore"]),
         // Test-only: in-memory encoding of test audio, for the metering and server tests.
         .target(name: "AudioTestSupport", dependencies: ["CSndFile"]),
         .target(

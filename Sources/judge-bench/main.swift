@@ -1,0 +1,51 @@
+import LoudnessCore
+
+// Times VenueJudge.judge on a synthetic venue whose check-ins are already cleaned (judged from
+// their stored summaries, as the aggregation worker judges a venue it remembers) and prints the
+// time per judgement. Arguments: check-ins (default 400), cells they spread over (default 1,
+// the load test's worst case), devices (default 90 % of the check-ins). One check-in in 20 is
+// junk, 25 dB too loud. Use `-c release`.
+let arguments = CommandLine.arguments.dropFirst().map { Int($0) }
+let count = max(1, (arguments.first ?? nil) ?? 400)
+let cellCount = min(168, max(1, (arguments.dropFirst().first ?? nil) ?? 1))
+let deviceCount = max(1, (arguments.dropFirst(2).first ?? nil) ?? (count * 9 / 10))
+
+/// SplitMix64: the same venue on every run.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+var generator = SplitMix(state: 1)
+let checkins = (0..<count).map { index -> VenueCheckin in
+    let cell = index % cellCount
+    let hour = LocalHour(weekday: 1 + cell / 24, hour: cell % 24)
+    let noise = (0..<12).reduce(-6.0) { sum, _ in sum + Double.random(in: 0..<1, using: &generator) }
+    let level = -40 + Double(cell % 7) + 2 * noise + (index % 20 == 0 ? 25 : 0)
+    let statistics = HourStatistics(
+        localHour: hour, leqDBFS: level, l10DBFS: level + 3, l50DBFS: level - 1, l90DBFS: level - 5,
+        maxPeakDBFS: level + 15, validSeconds: 120)
+    return VenueCheckin(
+        id: "checkin-\(index)", deviceID: "device-\(index % deviceCount)",
+        summary: CleaningSummary(exclusion: nil, validSeconds: 120, levelDBFS: level, hours: [statistics]))
+}
+
+let judge = VenueJudge()
+var best = Duration.seconds(1_000)
+var outliers = 0
+let clock = ContinuousClock()
+for _ in 0..<20 {
+    let start = clock.now
+    let judged = judge.judge(checkins)
+    best = min(best, clock.now - start)
+    outliers = judged.checkins.filter { $0.status == .outlier }.count
+}
+let milliseconds = Double(best.components.attoseconds) / 1e15 + Double(best.components.seconds) * 1000
+print("\(count) check-ins, \(cellCount) cell(s), \(deviceCount) devices: \(outliers) outliers")
+print(String(format: "%.3f ms a judgement (best of 20), %.2f µs a check-in", milliseconds, milliseconds * 1000 / Double(count)))
