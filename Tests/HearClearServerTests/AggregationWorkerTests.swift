@@ -60,4 +60,46 @@ struct AggregationWorkerTests {
             #expect(try await count("SELECT count(*) FROM checkin_hours", on: client) >= 30)
         }
     }
+
+    @Test("two workers, each remembering what it judged, write what one full read of each venue writes")
+    func twoRememberingWorkersAgreeWithAFullRead() async throws {
+        try await withTestDatabase { client, _ in
+            let repository = CheckinRepository(client: client, logger: EngineTestApp.logger)
+            let start = CheckinFixture.previousHourStart
+
+            try await withWorkers(2, client: client) {
+                try await Task.sleep(for: .milliseconds(500))
+                // Waves of check-ins to the same venues, so that each venue is judged again and
+                // again, by either worker, from memory or (after the other's write) in full.
+                for wave in 0..<6 {
+                    for venue in 0..<4 {
+                        for device in 0..<2 {
+                            let junk = wave == 3 && device == 1
+                            let submission = SubmissionFixture.submission(
+                                venue: "w\(venue)", timezone: "Europe/Paris", device: "device-\(wave)-\(device)",
+                                levelDBFS: junk ? -8 : -40 - Double(device) + Double(wave % 3) * 0.5,
+                                start: start.addingTimeInterval(Double(wave) * 240), seconds: 60)
+                            _ = try await repository.ingest(submission, maxDistanceMetres: 250)
+                        }
+                    }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                _ = try await EngineTestApp.eventually("every check-in judged") {
+                    let pending = try await count("SELECT count(*) FROM checkins WHERE status = 'pending'", on: client)
+                    let queued = try await count("SELECT count(*) FROM aggregation_queue", on: client)
+                    return pending == 0 && queued == 0 ? true : nil
+                }
+            }
+
+            let queue = AggregationQueue(client: client, logger: EngineTestApp.logger)
+            let fullRead = Aggregator(client: client, logger: EngineTestApp.logger, memoryCapacity: 0)
+            for venue in 0..<4 {
+                let key = try #require(try await queue.venueKey(externalID: "w\(venue)"))
+                let written = try await JudgementSnapshot.of(key, on: client)
+                try await fullRead.recompute(venueID: key)
+                #expect(try await JudgementSnapshot.of(key, on: client) == written, "venue w\(venue)")
+            }
+            #expect(try await count("SELECT count(*) FROM checkins WHERE status = 'outlier'", on: client) == 4)
+        }
+    }
 }

@@ -134,32 +134,6 @@ struct IncrementalAggregationTests {
         while !(try await aggregator.processNext(limit: 8).isEmpty) {}
     }
 
-    /// Every stored judgement of the venue, as text: check-ins, hour rows and cells.
-    func judgementSnapshot(_ client: PostgresClient, _ venueID: Int64) async throws -> [String] {
-        let queries = [
-            """
-            SELECT id, status, reasons, level_dbfs, valid_seconds, cleaned_at IS NOT NULL, clean_exclusion
-            FROM checkins WHERE venue_id = \(venueID) ORDER BY id
-            """,
-            """
-            SELECT checkin_id, device_id, weekday, hour, leq_dbfs, l10_dbfs, l50_dbfs, l90_dbfs, max_peak_dbfs,
-                   valid_seconds, model_offset_db, counted, outlier, modified_z, residual_db, other_devices
-            FROM checkin_hours WHERE venue_id = \(venueID) ORDER BY checkin_id, weekday, hour
-            """,
-            """
-            SELECT weekday, hour, level_dbfs, range_low_dbfs, range_high_dbfs, scale_db, checkins, devices, confidence
-            FROM loudness_cells WHERE venue_id = \(venueID) ORDER BY weekday, hour
-            """,
-        ]
-        var lines: [String] = []
-        for query in queries {
-            let rows = try await client.query(
-                PostgresQuery(unsafeSQL: "SELECT t::text FROM (\(query)) AS t"), logger: logger)
-            for try await line in rows.decode(String.self) { lines.append(line) }
-        }
-        return lines
-    }
-
     @Test("with the venue in memory only new check-ins are read, and what is written is what a full read writes")
     func memoryReadsOnlyNewCheckins() async throws {
         try await withTestDatabase { client, _ in
@@ -179,11 +153,11 @@ struct IncrementalAggregationTests {
                 try await drain(worker)
             }
             #expect(worker.memorySize == (venues: 1, checkins: 14))
-            let remembered = try await judgementSnapshot(client, venue)
+            let remembered = try await JudgementSnapshot.of(venue, on: client)
 
             // A full read by a worker with no memory finds nothing to change.
             try await Aggregator(client: client, logger: logger, memoryCapacity: 0).recompute(venueID: venue)
-            #expect(try await judgementSnapshot(client, venue) == remembered)
+            #expect(try await JudgementSnapshot.of(venue, on: client) == remembered)
 
         }
     }
