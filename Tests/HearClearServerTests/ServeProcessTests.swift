@@ -97,4 +97,35 @@ struct ServeProcessTests {
         #expect(run.process.terminationStatus != 0)
         #expect(run.output.contains("--resources"), "output: \(run.output)")
     }
+
+    @Test("a migration changed after it was applied stops serve with the reason, and it exits")
+    func failedMigrationStopsServe() throws {
+        let scratch = NSTemporaryDirectory() + "hearclear-migration-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let resources = scratch + "/resources"
+        try FileManager.default.createDirectory(atPath: resources, withIntermediateDirectories: true)
+        for folder in ["Migrations", "Admin", "API"] {
+            try FileManager.default.copyItem(
+                atPath: TestCluster.repositoryRoot + "/" + folder, toPath: resources + "/" + folder)
+        }
+        let migrate = try Running(["migrate", "--data-dir", scratch + "/data", "--resources", resources])
+        #expect(migrate.waitForExit())
+        #expect(migrate.process.terminationStatus == 0, "output: \(migrate.output)")
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: resources + "/Migrations/0001_initial.sql"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("-- edited after it was applied\n".utf8))
+        try handle.close()
+        let port = 20_000 + Int((getpid() + 7) % 20_000)
+
+        // Before, the aggregation worker waited for a schema that never came and serve hung.
+        let serve = try Running([
+            "serve", "--port", "\(port)", "--data-dir", scratch + "/data", "--resources", resources,
+        ])
+        defer { if serve.process.isRunning { kill(serve.process.processIdentifier, SIGKILL) } }
+
+        #expect(serve.waitForExit(seconds: 60))
+        #expect(serve.process.terminationStatus != 0)
+        #expect(serve.output.contains("0001_initial.sql) was changed after it was applied"), "output: \(serve.output)")
+        #expect(!FileManager.default.fileExists(atPath: scratch + "/data/postgres/postmaster.pid"))
+    }
 }

@@ -44,19 +44,22 @@ public struct AggregationWorker: Service {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await listen(waker) }
                 group.addTask { await poll(waker) }
-                await gate.wait()
-                for await _ in wakes {
-                    if Task.isShuttingDownGracefully || Task.isCancelled { break }
-                    // Several drains share the queue safely: the venue locks keep them on
-                    // different venues.
-                    await withTaskGroup(of: Int.self) { drains in
-                        for _ in 0..<concurrency { drains.addTask { await drain() } }
+                // A start that fails before the schema is ready shuts the worker down here.
+                if await gate.wait() {
+                    for await _ in wakes {
+                        if Task.isShuttingDownGracefully || Task.isCancelled { break }
+                        // Several drains share the queue safely: the venue locks keep them on
+                        // different venues.
+                        await withTaskGroup(of: Int.self) { drains in
+                            for _ in 0..<concurrency { drains.addTask { await drain() } }
+                        }
                     }
                 }
                 group.cancelAll()
             }
         } onGracefulShutdown: {
             waker.finish()
+            Task { await gate.abandon() }
         }
         logger.info("aggregation worker stopped")
     }
