@@ -12,10 +12,11 @@ ALTER TABLE aggregation_queue ADD COLUMN checkins_only boolean NOT NULL DEFAULT 
 ALTER TABLE venue_activity ADD COLUMN judgement_version bigint NOT NULL DEFAULT 0;
 
 -- A check-in hour's `modified_z`, `residual_db` and `other_devices` move a little whenever a
--- check-in joins its cell. Rewriting every row of a busy cell for each new check-in would make
--- each check-in cost O(cell) row versions, so a row is rewritten only when its judgement changes
--- (counted, outlier, model offset, whether other devices are there at all) or its z-score or
--- residual moves by 0.05 or more (AggregationResult.Hour.needsRewrite). Stored z-scores and
--- residuals are within 0.05 of the exact ones; `other_devices` is the count at the last rewrite.
+-- check-in joins its venue (the pooled scale and the profile are the venue's). Rewriting every
+-- row of a busy venue for each new check-in would make each check-in cost O(venue) row versions,
+-- so a row is rewritten only when its judgement changes (counted, outlier, model offset, whether
+-- other devices are there at all) or its z-score moves by 0.25 or more (0.05 where |z| ≥ 3, near
+-- the outlier threshold) or its residual by 0.1 dB or more (AggregationResult.Hour.needsRewrite).
+-- `other_devices` is the count at the row's last rewrite.
 COMMENT ON COLUMN checkin_hours.other_devices IS
     'other devices in the cell at the row''s last rewrite; exact only in whether it is 0';

@@ -175,7 +175,7 @@ public struct AggregationRepository: Sendable {
                             \(judgements.map(\.1.newlyCleaned))::boolean[],
                             \(judgements.map { $0.1.cleanExclusion ?? "" })::text[])
                      AS u(id, venue, status, reasons, level, valid, newly, clean)
-                WHERE c.id = u.id AND c.venue_id = u.venue
+                WHERE c.id = ANY(\(judgements.map(\.1.checkinID))) AND c.id = u.id AND c.venue_id = u.venue
                 """,
                 logger: logger)
         }
@@ -231,7 +231,8 @@ public struct AggregationRepository: Sendable {
                 \(hours.map { Float($0.modifiedZ ?? .nan) })::real[], \(hours.map { Float($0.residualDB ?? .nan) })::real[],
                 \(hours.map { Int32($0.otherDevices) })::integer[])
               AS u(checkin_id, weekday, hour, model_offset, counted, outlier, z, residual, others)
-            WHERE h.checkin_id = u.checkin_id AND h.weekday = u.weekday AND h.hour = u.hour
+            WHERE h.checkin_id = ANY(\(hours.map(\.checkinID))) AND h.checkin_id = u.checkin_id
+              AND h.weekday = u.weekday AND h.hour = u.hour
             """,
             logger: logger)
     }

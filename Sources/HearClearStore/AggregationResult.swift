@@ -113,27 +113,36 @@ public struct AggregationResult: Sendable, Equatable {
 }
 
 extension AggregationResult.Hour {
-    /// How far a stored z-score or residual may lag the exact one before its row is rewritten
-    /// (migration 0005): adding a check-in to a busy cell moves every piece's z-score and residual
-    /// a little, and rewriting them all each time would cost O(cell) rows per check-in.
-    public static let rewriteTolerance: Double = 0.05
+    /// How far a stored z-score may lag the exact one before its row is rewritten (migration
+    /// 0005): a check-in joining a busy venue moves the pooled scale and profile, and with them
+    /// every piece's z-score a little; rewriting them all each time would cost O(venue) rows per
+    /// check-in. Near or past the outlier threshold (|z| ≥ ``exactZ``), where an admin reads it,
+    /// the tolerance is ``nearThresholdZTolerance``.
+    public static let zTolerance: Double = 0.25
+    public static let nearThresholdZTolerance: Double = 0.05
+    public static let exactZ: Double = 3
+    /// How far a stored residual may lag, in dB (device bias flags at 6 dB, from a median of many).
+    public static let residualTolerance: Double = 0.1
 
     /// The row stored as `previous` must be rewritten to hold this judgement: whether it counts,
     /// is an outlier, its model offset (at `real` precision) or whether other devices are there
-    /// at all changed, or its z-score or residual appeared, vanished or moved by
-    /// ``rewriteTolerance`` or more.
+    /// at all changed, or its z-score or residual appeared, vanished or moved by its tolerance or
+    /// more.
     public func needsRewrite(from previous: Self) -> Bool {
-        func moved(_ a: Double?, _ b: Double?) -> Bool {
+        func moved(_ a: Double?, _ b: Double?, by tolerance: (Double, Double) -> Double) -> Bool {
             switch (a, b) {
             case (nil, nil): false
-            case (let a?, let b?): abs(a - b) >= Self.rewriteTolerance
+            case (let a?, let b?): abs(a - b) >= tolerance(a, b)
             default: true
             }
+        }
+        let zMoved = moved(modifiedZ, previous.modifiedZ) { a, b in
+            max(abs(a), abs(b)) >= Self.exactZ ? Self.nearThresholdZTolerance : Self.zTolerance
         }
         return counted != previous.counted || outlier != previous.outlier
             || Float(modelOffsetDB) != Float(previous.modelOffsetDB)
             || (otherDevices == 0) != (previous.otherDevices == 0)
-            || moved(modifiedZ, previous.modifiedZ) || moved(residualDB, previous.residualDB)
+            || zMoved || moved(residualDB, previous.residualDB) { _, _ in Self.residualTolerance }
     }
 
     /// The row as it reads back from the database: every number at `real` precision.

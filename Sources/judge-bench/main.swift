@@ -48,4 +48,7 @@ for _ in 0..<20 {
 }
 let milliseconds = Double(best.components.attoseconds) / 1e15 + Double(best.components.seconds) * 1000
 print("\(count) check-ins, \(cellCount) cell(s), \(deviceCount) devices: \(outliers) outliers")
-print(String(format: "%.3f ms a judgement (best of 20), %.2f µs a check-in", milliseconds, milliseconds * 1000 / Double(count)))
+print(
+    String(
+        format: "%.3f ms a judgement (best of 20), %.2f µs a check-in", milliseconds,
+        milliseconds * 1000 / Double(count)))

@@ -57,16 +57,25 @@ struct AggregationMemoryTests {
             modifiedZ: z, residualDB: residual, otherDevices: others)
     }
 
-    @Test("an hour row is rewritten when its judgement changes or its z-score or residual moves by 0.05")
+    @Test(
+        "an hour row is rewritten when its judgement changes, its z-score moves by 0.25 (0.05 from |z| = 3) or its residual by 0.1 dB"
+    )
     func rewriteRule() {
         let stored = Self.hour(z: 1.00, residual: 0.50, others: 3)
 
-        #expect(!Self.hour(z: 1.04, residual: 0.54, others: 9).needsRewrite(from: stored))
-        #expect(!Self.hour(z: 0.96, residual: 0.46, others: 1).needsRewrite(from: stored))
-        #expect(Self.hour(z: 1.06, residual: 0.50, others: 3).needsRewrite(from: stored))
-        #expect(Self.hour(z: 1.00, residual: 0.44, others: 3).needsRewrite(from: stored))
+        #expect(!Self.hour(z: 1.24, residual: 0.59, others: 9).needsRewrite(from: stored))
+        #expect(!Self.hour(z: 0.76, residual: 0.41, others: 1).needsRewrite(from: stored))
+        #expect(Self.hour(z: 1.26, residual: 0.50, others: 3).needsRewrite(from: stored))
+        #expect(Self.hour(z: 1.00, residual: 0.39, others: 3).needsRewrite(from: stored))
         #expect(Self.hour(z: nil, residual: 0.50, others: 3).needsRewrite(from: stored))
         #expect(Self.hour(z: 1.00, residual: 0.50, others: 0).needsRewrite(from: stored))
         #expect(Self.hour(z: 1.00, residual: 0.50, others: 3, counted: false).needsRewrite(from: stored))
+        // Near the outlier threshold the admin reads the z-score: 0.05 is enough.
+        let near = Self.hour(z: 3.40, residual: 0.50, others: 3)
+        #expect(!Self.hour(z: 3.44, residual: 0.50, others: 3).needsRewrite(from: near))
+        #expect(Self.hour(z: 3.46, residual: 0.50, others: 3).needsRewrite(from: near))
+        #expect(
+            Self.hour(z: 3.01, residual: 0.50, others: 3).needsRewrite(
+                from: Self.hour(z: 2.90, residual: 0.50, others: 3)))
     }
 }

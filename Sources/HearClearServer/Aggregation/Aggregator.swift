@@ -29,6 +29,10 @@ public struct Aggregator: Sendable {
     static let durations = Metrics.Timer(label: "hearclear_aggregation_batch_duration")
     static let fullVenues = Counter(label: "hearclear_aggregations_total", dimensions: [("read", "full")])
     static let rememberedVenues = Counter(label: "hearclear_aggregations_total", dimensions: [("read", "new")])
+    /// `checkin_hours` rows written: of newly cleaned check-ins, and rewritten (``AggregationResult/Hour/needsRewrite(from:)``).
+    static let newHourRows = Counter(label: "hearclear_aggregation_hour_rows_total", dimensions: [("write", "new")])
+    static let rewrittenHourRows = Counter(
+        label: "hearclear_aggregation_hour_rows_total", dimensions: [("write", "rewritten")])
 
     /// `memoryCapacity`: most check-ins held in memory over all venues (0: none; for one-off
     /// work such as the admin's recompute).
@@ -116,6 +120,8 @@ public struct Aggregator: Sendable {
         Self.durations.record(duration: ContinuousClock.now - started)
         Self.fullVenues.increment(by: unknown.count)
         Self.rememberedVenues.increment(by: remembered.count)
+        Self.newHourRows.increment(by: results.reduce(0) { $0 + $1.newHours.count })
+        Self.rewrittenHourRows.increment(by: results.reduce(0) { $0 + $1.changedHours.count })
         logger.debug(
             "venues aggregated",
             metadata: [
