@@ -78,4 +78,56 @@ struct AggregationMemoryTests {
             Self.hour(z: 3.01, residual: 0.50, others: 3).needsRewrite(
                 from: Self.hour(z: 2.90, residual: 0.50, others: 3)))
     }
+
+    /// A check-in of 120 seconds at `level` (±0.6 dB within), 5 s after the previous one.
+    static func raw(_ index: Int, level: Double, device: Int64) -> AggregationInput.Checkin {
+        let start = Date(timeIntervalSince1970: 1_794_996_000 + Double(index) * 5)
+        let averages = (0..<120).map { Float(level + Double(($0 * 7) % 5) * 0.3) }
+        return AggregationInput.Checkin(
+            id: UUID(), startedAt: start, receivedAt: start, deviceKey: device, deviceExcluded: false,
+            modelOffsetDB: 0, receiptReasons: [],
+            raw: .init(
+                startedAt: start, offsetsSeconds: (0..<120).map(Int32.init), utcOffsetsMinutes: [0],
+                averageDBFS: averages, peakDBFS: averages.map { $0 + 10 }),
+            stored: nil)
+    }
+
+    @Test("hour rows are rewritten when their judgement changes, and only a few when check-ins join a busy cell")
+    func rewritesFollowTheJudgement() throws {
+        // 300 check-ins of 300 devices within ±2 dB in one cell (a fixed spread, no randomness).
+        let levels = (0..<309).map { -40 + Double(($0 * 37) % 41) / 10 - 2 }
+        let first = Aggregator.judgement(
+            of: AggregationInput(
+                venueID: 1, venueExternalID: "v", timezone: "UTC",
+                checkins: (0..<300).map { Self.raw($0, level: levels[$0], device: Int64($0)) }),
+            judge: .init())
+        #expect(first.result.newHours.count == 300)
+
+        // Judged again with nothing new: nothing to write.
+        let again = Aggregator.judgement(of: first.stored, judge: .init())
+        #expect(again.result.judgements.isEmpty)
+        #expect(again.result.changedHours.isEmpty)
+        #expect(again.result.cells == .changes(upserted: [], removed: []))
+
+        // Three check-ins join: their rows are new; of the 300 others, few move past the tolerance.
+        var state = first.stored
+        for round in 0..<3 {
+            let added = (0..<3).map { 300 + round * 3 + $0 }.map {
+                Self.raw($0, level: levels[$0], device: Int64(1000 + $0))
+            }
+            let next = Aggregator.judgement(of: state.adding(added), judge: .init())
+            #expect(next.result.newHours.count == 3)
+            #expect(next.result.changedHours.count < 30, "round \(round)")
+            state = next.stored
+        }
+
+        // An excluded device: its check-in's row stops counting, and is rewritten to say so.
+        let excludedIndex = try #require(state.checkins.firstIndex { $0.deviceKey == 7 })
+        state.checkins[excludedIndex].deviceExcluded = true
+        let excluded = Aggregator.judgement(of: state, judge: .init())
+        let row = try #require(excluded.result.changedHours.first { $0.checkinID == state.checkins[excludedIndex].id })
+        #expect(!row.counted)
+        #expect(excluded.result.judgements.map(\.status) == ["excluded"])
+        #expect(excluded.stored.checkins[excludedIndex].stored?.hours.map(\.counted) == [false])
+    }
 }

@@ -194,13 +194,17 @@ public struct Aggregator: Sendable {
                 }
                 storedHours = previous.hours
                 for hour in hours {
-                    let index = storedHours.firstIndex { $0.weekday == hour.weekday && $0.hour == hour.hour }
-                    guard let index, !hour.needsRewrite(from: storedHours[index]) else {
-                        if index == nil { changedHours.append(hour) }
+                    guard
+                        let index = storedHours.firstIndex(where: { $0.weekday == hour.weekday && $0.hour == hour.hour }
+                        )
+                    else {
+                        changedHours.append(hour)  // no stored row to compare with: write it
                         continue
                     }
-                    changedHours.append(hour)
-                    storedHours[index] = hour.asStored
+                    if hour.needsRewrite(from: storedHours[index]) {
+                        changedHours.append(hour)
+                        storedHours[index] = hour.asStored
+                    }
                 }
             } else {
                 judgements.append(row)
