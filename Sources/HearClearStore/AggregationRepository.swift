@@ -107,15 +107,6 @@ public struct AggregationRepository: Sendable {
         return checkins
     }
 
-    /// The venue and all its check-ins, oldest first; `nil` when the venue does not exist.
-    public func load(venueID: Int64, on connection: PostgresConnection) async throws -> AggregationInput? {
-        guard let header = try await headers(venueIDs: [venueID], on: connection)[venueID] else { return nil }
-        let checkins = try await checkins(venueIDs: [venueID], newOnly: false, on: connection)
-        return AggregationInput(
-            venueID: venueID, venueExternalID: header.externalID, timezone: header.timezone,
-            checkins: checkins[venueID] ?? [])
-    }
-
     /// The hour rows of the venues' cleaned check-ins, by check-in.
     private func storedHours(venueIDs: [Int64], on connection: PostgresConnection) async throws
         -> [UUID: [AggregationResult.Hour]]
