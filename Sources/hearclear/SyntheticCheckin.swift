@@ -1,36 +1,32 @@
 import Foundation
 
-/// Realistic check-in bodies for benchmarks: a venue level that drifts like speech and music
-/// (a slow random walk plus 1-second jitter), peaks 3–12 dB above the average, times at +11:00.
+/// Realistic check-in bodies for benchmarks. Each venue has its own level, from -50 to -20 dBFS;
+/// each device its own bias (about ±2 dB); each check-in its own evening (about ±1 dB), and its
+/// seconds wander like speech and music (a mean-reverting walk of about 1 dB plus 1-second
+/// jitter), with peaks 3–12 dB above the average, times at +11:00. So check-ins at one venue
+/// agree as real ones would, and the estimator sees cells like real cells.
 ///
-/// The per-second part is made up front in a few variants per client and reused with a fresh
-/// id, venue and device each time, so that the generator costs little next to the server it
-/// measures on the same machine.
+/// The timestamps are formatted once; a check-in's numbers are written as integers of tenths, so
+/// that the generator costs little next to the server it measures on the same machine.
 struct SyntheticCheckin {
     private var random: SplitMix64
-    private let fragments: [[UInt8]]
+    /// `{"t":"…","average":` of every second.
+    private let secondPrefixes: [[UInt8]]
     let venues: Int
 
-    init(seed: UInt64, samples: Int, venues: Int, variants: Int = 8) {
+    init(seed: UInt64, samples: Int, venues: Int) {
         random = SplitMix64(seed: seed)
         self.venues = venues
         let start = Date().addingTimeInterval(-Double(samples) - 120).timeIntervalSince1970.rounded(.down)
-        var fragments: [[UInt8]] = []
-        for _ in 0..<variants {
-            var level = -38.0 + random.unit() * 16
-            var json = "\"samples\":["
-            json.reserveCapacity(samples * 64 + 16)
-            for second in 0..<samples {
-                level = min(-12, max(-55, level + (random.unit() - 0.5) * 1.5))
-                let average = level + (random.unit() - 0.5) * 3
-                let peak = average + 3 + random.unit() * 9
-                if second > 0 { json += "," }
-                json += "{\"t\":\"\(RFC3339Local.format(start + Double(second)))\","
-                json += "\"average\":\(Self.oneDecimal(average)),\"peak\":\(Self.oneDecimal(peak))}"
-            }
-            fragments.append(Array((json + "]}").utf8))
+        secondPrefixes = (0..<samples).map { second in
+            Array("{\"t\":\"\(RFC3339Local.format(start + Double(second)))\",\"average\":".utf8)
         }
-        self.fragments = fragments
+    }
+
+    /// A fixed number in [0, 1) for `key`, the same in every client and run.
+    static func hashUnit(_ key: UInt64) -> Double {
+        var generator = SplitMix64(seed: key &* 0x2545_F491_4F6C_DD1D)
+        return generator.unit()
     }
 
     mutating func next() -> [UInt8] {
@@ -40,11 +36,33 @@ struct SyntheticCheckin {
             """
             {"id":"\(UUID().uuidString.lowercased())","venue":{"id":"bench-venue-\(venue)","name":"Bench venue \(venue)",\
             "latitude":-33.87,"longitude":151.21,"timezone":"Australia/Sydney"},\
-            "device":{"id":"bench-device-\(device)-c0ffee00-1111-2222","model":"iPhone15,2"},"unit":"dbfs",
+            "device":{"id":"bench-device-\(device)-c0ffee00-1111-2222","model":"iPhone15,2"},"unit":"dbfs",\
+            "samples":[
             """.utf8
         )
-        body.append(contentsOf: fragments[Int(random.next() % UInt64(fragments.count))])
+        body.reserveCapacity(body.count + secondPrefixes.count * 64)
+        let venueLevel = -50 + 30 * Self.hashUnit(venue)
+        let deviceBias = (Self.hashUnit(device | 1 << 40) - 0.5) * 4
+        let target = venueLevel + deviceBias + (random.unit() + random.unit() + random.unit() - 1.5) * 1.2
+        var level = target
+        for (second, prefix) in secondPrefixes.enumerated() {
+            level += (random.unit() - 0.5) * 1.5 + 0.1 * (target - level)
+            let average = min(-3, level + (random.unit() - 0.5) * 3)
+            let peak = min(0, average + 3 + random.unit() * 9)
+            if second > 0 { body.append(UInt8(ascii: ",")) }
+            body += prefix
+            Self.appendTenths(average, to: &body)
+            body += Array(",\"peak\":".utf8)
+            Self.appendTenths(peak, to: &body)
+            body.append(UInt8(ascii: "}"))
+        }
+        body += Array("]}".utf8)
         return body
+    }
+
+    /// `value` with one decimal, e.g. `-38.4`.
+    static func appendTenths(_ value: Double, to body: inout [UInt8]) {
+        body += Array(oneDecimal(value).utf8)
     }
 
     static func oneDecimal(_ value: Double) -> String {
