@@ -49,9 +49,11 @@ public struct AggregationWorker: Service {
                     for await _ in wakes {
                         if Task.isShuttingDownGracefully || Task.isCancelled { break }
                         // Several drains share the queue safely: the venue locks keep them on
-                        // different venues.
+                        // different venues. At high priority: when ingest saturates the CPU, the
+                        // judgement goes first and ingest slows a little, instead of the queue
+                        // (and the grid's freshness) falling behind by seconds.
                         await withTaskGroup(of: Int.self) { drains in
-                            for _ in 0..<concurrency { drains.addTask { await drain() } }
+                            for _ in 0..<concurrency { drains.addTask(priority: .high) { await drain() } }
                         }
                     }
                 }
