@@ -58,13 +58,16 @@ public struct VenueJudge: Sendable {
 
         let first = CellContext.forVenue(pieces.mapValues { $0.map(\.cell) }, floorDB: estimator.scaleFloorDB)
         let forced = Set(checkins.indices.filter { checkins[$0].forcedInclusion })
-        var verdict = assess(pieces, contexts: first, forced: forced)
+        let hourCounts = prepared.map(\.hours.count)
+        var verdict = assess(pieces, contexts: first, forced: forced, hourCounts: hourCounts)
         if !first.isEmpty {
             // One reweighting step: junk inflates the first pooled scale, so judge every check-in
             // again in the context of what the first judgement kept.
             let kept = pieces.mapValues { $0.filter { !verdict.outliers.contains($0.checkinIndex) }.map(\.cell) }
             let second = CellContext.forVenue(kept, floorDB: estimator.scaleFloorDB)
-            if !second.isEmpty { verdict = assess(pieces, contexts: second, forced: forced) }
+            if !second.isEmpty {
+                verdict = assess(pieces, contexts: second, forced: forced, hourCounts: hourCounts)
+            }
         }
         let (outliers, zScores, flagged) = (verdict.outliers, verdict.zScores, verdict.flagged)
 
@@ -83,32 +86,37 @@ public struct VenueJudge: Sendable {
         let judgements = checkins.indices.map { index in
             judgement(
                 of: checkins[index], prepared: prepared[index], index: index, isOutlier: outliers.contains(index),
-                flaggedHours: flagged[index] ?? [], zScores: zScores[index] ?? [:],
-                residuals: residuals[index] ?? [:])
+                flaggedHours: flagged[index], zScores: zScores[index], residuals: residuals[index])
         }
         return VenueJudgement(checkins: judgements, cells: cells)
     }
 
-    /// Which check-ins the cell test rejects, and every piece's z-score and flag.
+    /// Which check-ins the cell test rejects, and every piece's z-score and flag, by check-in
+    /// and hour index (arrays, not dictionaries: this runs for every check-in at every judgement).
     private struct Verdict {
         var outliers: Set<Int> = []
-        var zScores: [Int: [Int: Double]] = [:]
-        var flagged: [Int: Set<Int>] = [:]
+        var zScores: [[Double?]]
+        var flagged: [[Bool]]
+
+        init(hourCounts: [Int]) {
+            zScores = hourCounts.map { [Double?](repeating: nil, count: $0) }
+            flagged = hourCounts.map { [Bool](repeating: false, count: $0) }
+        }
     }
 
     /// The cell test of every cell in its context; check-ins in `forced` (an admin's forced
     /// inclusion) keep their z-scores but are never rejected.
-    private func assess(_ pieces: [LocalHour: [Piece]], contexts: [LocalHour: CellContext], forced: Set<Int>)
-        -> Verdict
-    {
-        var verdict = Verdict()
+    private func assess(
+        _ pieces: [LocalHour: [Piece]], contexts: [LocalHour: CellContext], forced: Set<Int>, hourCounts: [Int]
+    ) -> Verdict {
+        var verdict = Verdict(hourCounts: hourCounts)
         for (hour, cellPieces) in pieces {
             let assessments = estimator.assess(cellPieces.map(\.cell), context: contexts[hour])
             for (piece, assessment) in zip(cellPieces, assessments) {
-                verdict.zScores[piece.checkinIndex, default: [:]][piece.hourIndex] = assessment.modifiedZ
+                verdict.zScores[piece.checkinIndex][piece.hourIndex] = assessment.modifiedZ
                 if assessment.isOutlier, !forced.contains(piece.checkinIndex) {
                     verdict.outliers.insert(piece.checkinIndex)
-                    verdict.flagged[piece.checkinIndex, default: []].insert(piece.hourIndex)
+                    verdict.flagged[piece.checkinIndex][piece.hourIndex] = true
                 }
             }
         }
@@ -134,17 +142,17 @@ public struct VenueJudge: Sendable {
     /// for which the median reference is as robust.
     private func residualsByPiece(
         checkins: [VenueCheckin], prepared: [Prepared], counted: [LocalHour: [Piece]]
-    ) -> [Int: [Int: (residual: Double, others: Int)]] {
+    ) -> [[(residual: Double, others: Int)?]] {
         var references: [LocalHour: LeaveOneOutMedians] = [:]
         for (hour, pieces) in counted {
             references[hour] = LeaveOneOutMedians(pieces.map(\.cell))
         }
-        var result: [Int: [Int: (residual: Double, others: Int)]] = [:]
+        var result = prepared.map { [(residual: Double, others: Int)?](repeating: nil, count: $0.hours.count) }
         for (index, checkin) in checkins.enumerated() where isComparable(checkin, prepared[index]) {
             for (hourIndex, hour) in prepared[index].hours.enumerated() where hour.countsInCell {
                 guard let reference = references[hour.localHour]?.without(device: checkin.deviceID) else { continue }
                 let level = hour.leqDBFS + checkin.modelOffsetDB
-                result[index, default: [:]][hourIndex] = (level - reference.median, reference.devices)
+                result[index][hourIndex] = (level - reference.median, reference.devices)
             }
         }
         return result
@@ -156,8 +164,8 @@ public struct VenueJudge: Sendable {
     }
 
     private func judgement(
-        of checkin: VenueCheckin, prepared: Prepared, index: Int, isOutlier: Bool, flaggedHours: Set<Int>,
-        zScores: [Int: Double], residuals: [Int: (residual: Double, others: Int)]
+        of checkin: VenueCheckin, prepared: Prepared, index: Int, isOutlier: Bool, flaggedHours: [Bool],
+        zScores: [Double?], residuals: [(residual: Double, others: Int)?]
     ) -> CheckinJudgement {
         var reasons = checkin.forcedInclusion ? [] : checkin.exclusionReasons
         if !checkin.forcedInclusion, let exclusion = prepared.cleaning.exclusion { reasons.append(exclusion.rawValue) }
@@ -178,7 +186,7 @@ public struct VenueJudge: Sendable {
         let hours = prepared.hours.enumerated().map { hourIndex, statistics in
             HourJudgement(
                 statistics: statistics, counted: status == .included && statistics.countsInCell,
-                isOutlier: flaggedHours.contains(hourIndex), modifiedZ: zScores[hourIndex],
+                isOutlier: flaggedHours[hourIndex], modifiedZ: zScores[hourIndex],
                 residualDB: residuals[hourIndex]?.residual, otherDeviceCount: residuals[hourIndex]?.others ?? 0)
         }
         return CheckinJudgement(
