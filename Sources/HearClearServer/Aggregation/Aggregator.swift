@@ -194,16 +194,14 @@ public struct Aggregator: Sendable {
                 }
                 storedHours = previous.hours
                 for hour in hours {
-                    guard
-                        let index = storedHours.firstIndex(where: { $0.weekday == hour.weekday && $0.hour == hour.hour }
-                        )
-                    else {
+                    let position = storedHours.firstIndex { $0.weekday == hour.weekday && $0.hour == hour.hour }
+                    guard let position else {
                         changedHours.append(hour)  // no stored row to compare with: write it
                         continue
                     }
-                    if hour.needsRewrite(from: storedHours[index]) {
+                    if hour.needsRewrite(from: storedHours[position]) {
                         changedHours.append(hour)
-                        storedHours[index] = hour.asStored
+                        storedHours[position] = hour.asStored
                     }
                 }
             } else {
