@@ -134,15 +134,23 @@ struct IncrementalAggregationTests {
         while !(try await aggregator.processNext(limit: 8).isEmpty) {}
     }
 
+    /// A venue with one check-in from each of `devices` devices at -40 dBFS, judged by `worker`
+    /// (which then remembers it); returns its key.
+    func judgedVenue(_ client: PostgresClient, named venue: String, devices: Int, by worker: Aggregator)
+        async throws -> Int64
+    {
+        try await ingest(
+            client, venue: venue, devices: (0..<devices).map { "device-\($0)" }, level: -40, from: Self.start)
+        let key = try #require(try await AggregationQueue(client: client, logger: logger).venueKey(externalID: venue))
+        try await drain(worker)
+        return key
+    }
+
     @Test("with the venue in memory only new check-ins are read, and what is written is what a full read writes")
     func memoryReadsOnlyNewCheckins() async throws {
         try await withTestDatabase { client, _ in
             let worker = Aggregator(client: client, logger: logger)
-            let devices = (0..<8).map { "device-\($0)" }
-            try await ingest(client, venue: "remembered", devices: devices, level: -40, from: Self.start)
-            let venue = try #require(
-                try await AggregationQueue(client: client, logger: logger).venueKey(externalID: "remembered"))
-            try await drain(worker)
+            let venue = try await judgedVenue(client, named: "remembered", devices: 8, by: worker)
             #expect(worker.memorySize == (venues: 1, checkins: 8))
 
             // New check-ins, one of them junk, in rounds, each judged from memory plus what is new.
@@ -158,7 +166,6 @@ struct IncrementalAggregationTests {
             // A full read by a worker with no memory finds nothing to change.
             try await Aggregator(client: client, logger: logger, memoryCapacity: 0).recompute(venueID: venue)
             #expect(try await JudgementSnapshot.of(venue, on: client) == remembered)
-
         }
     }
 
@@ -166,11 +173,7 @@ struct IncrementalAggregationTests {
     func memoryIsNotReread() async throws {
         try await withTestDatabase { client, _ in
             let worker = Aggregator(client: client, logger: logger)
-            try await ingest(
-                client, venue: "unread", devices: (0..<6).map { "device-\($0)" }, level: -40, from: Self.start)
-            let venue = try #require(
-                try await AggregationQueue(client: client, logger: logger).venueKey(externalID: "unread"))
-            try await drain(worker)
+            let venue = try await judgedVenue(client, named: "unread", devices: 6, by: worker)
             let before = try #require(try await cellLevels(client, venue)["3-10"])
 
             // Stored hours changed behind the worker's back (no queue entry, no new version).
@@ -191,11 +194,7 @@ struct IncrementalAggregationTests {
     func anotherWriterInvalidatesMemory() async throws {
         try await withTestDatabase { client, _ in
             let worker = Aggregator(client: client, logger: logger)
-            let devices = (0..<6).map { "device-\($0)" }
-            try await ingest(client, venue: "shared", devices: devices, level: -40, from: Self.start)
-            let venue = try #require(
-                try await AggregationQueue(client: client, logger: logger).venueKey(externalID: "shared"))
-            try await drain(worker)
+            let venue = try await judgedVenue(client, named: "shared", devices: 6, by: worker)
             let before = try #require(try await cellLevels(client, venue)["3-10"])
 
             // Another process re-judges the venue after its stored hours changed.
