@@ -19,8 +19,9 @@ enum HearClearCommand {
     }
 
     /// Runs `hearclear arguments…` to its end, off the concurrency pool; standard error goes
-    /// through a file in `scratch` so neither pipe can fill up.
-    static func run(_ arguments: [String], scratch: URL) async throws -> Result {
+    /// through a file in `scratch` so neither pipe can fill up. `environment` is added to the
+    /// test's own.
+    static func run(_ arguments: [String], scratch: URL, environment: [String: String] = [:]) async throws -> Result {
         let errorsFile = scratch.appendingPathComponent("stderr-\(UUID().uuidString)")
         return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
@@ -33,6 +34,7 @@ enum HearClearCommand {
                     let process = Process()
                     process.executableURL = executable
                     process.arguments = arguments
+                    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
                     process.standardOutput = output
                     process.standardError = errors
                     try process.run()
