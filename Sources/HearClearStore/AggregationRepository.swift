@@ -113,9 +113,7 @@ public struct AggregationRepository: Sendable {
     {
         let rows = try await connection.query(
             """
-            SELECT h.checkin_id, h.device_id, h.weekday, h.hour, h.leq_dbfs, h.l10_dbfs, h.l50_dbfs, h.l90_dbfs,
-                   h.max_peak_dbfs, h.valid_seconds, h.model_offset_db, h.counted, h.outlier, h.modified_z,
-                   h.residual_db, h.other_devices
+            SELECT \(unescaped: AggregationResult.Hour.columns)
             FROM checkin_hours h JOIN checkins c ON c.id = h.checkin_id
             WHERE h.venue_id = ANY(\(venueIDs)) AND c.cleaned_at IS NOT NULL
             ORDER BY h.checkin_id, h.weekday, h.hour
@@ -123,17 +121,9 @@ public struct AggregationRepository: Sendable {
             logger: logger)
         var hours: [UUID: [AggregationResult.Hour]] = [:]
         for try await row in rows {
-            var c = ColumnReader(row)
-            let id: UUID = try c.next()
-            let hour = AggregationResult.Hour(
-                checkinID: id, deviceKey: try c.next(), weekday: Int(try c.next(Int16.self)),
-                hour: Int(try c.next(Int16.self)), leqDBFS: Double(try c.next(Float.self)),
-                l10DBFS: Double(try c.next(Float.self)), l50DBFS: Double(try c.next(Float.self)),
-                l90DBFS: Double(try c.next(Float.self)), maxPeakDBFS: Double(try c.next(Float.self)),
-                validSeconds: Int(try c.next(Int32.self)), modelOffsetDB: Double(try c.next(Float.self)),
-                counted: try c.next(), outlier: try c.next(), modifiedZ: try c.next(Float?.self).map(Double.init),
-                residualDB: try c.next(Float?.self).map(Double.init), otherDevices: Int(try c.next(Int32.self)))
-            hours[id, default: []].append(hour)
+            var columns = ColumnReader(row)
+            let hour = try AggregationResult.Hour(reading: &columns)
+            hours[hour.checkinID, default: []].append(hour)
         }
         return hours
     }

@@ -145,9 +145,28 @@ extension AggregationResult.Hour {
             || zMoved || moved(residualDB, previous.residualDB) { _, _ in Self.residualTolerance }
     }
 
+    /// The `checkin_hours` columns, as `h.…`, in the order ``init(reading:)`` reads them.
+    static let columns = """
+        h.checkin_id, h.device_id, h.weekday, h.hour, h.leq_dbfs, h.l10_dbfs, h.l50_dbfs, h.l90_dbfs,
+        h.max_peak_dbfs, h.valid_seconds, h.model_offset_db, h.counted, h.outlier, h.modified_z, h.residual_db,
+        h.other_devices
+        """
+
+    /// A row from ``columns``.
+    init(reading columns: inout ColumnReader) throws {
+        self.init(
+            checkinID: try columns.next(), deviceKey: try columns.next(), weekday: Int(try columns.next(Int16.self)),
+            hour: Int(try columns.next(Int16.self)), leqDBFS: Double(try columns.next(Float.self)),
+            l10DBFS: Double(try columns.next(Float.self)), l50DBFS: Double(try columns.next(Float.self)),
+            l90DBFS: Double(try columns.next(Float.self)), maxPeakDBFS: Double(try columns.next(Float.self)),
+            validSeconds: Int(try columns.next(Int32.self)), modelOffsetDB: Double(try columns.next(Float.self)),
+            counted: try columns.next(), outlier: try columns.next(),
+            modifiedZ: try columns.next(Float?.self).map(Double.init),
+            residualDB: try columns.next(Float?.self).map(Double.init), otherDevices: Int(try columns.next(Int32.self)))
+    }
+
     /// The row as it reads back from the database: every number at `real` precision.
     public var asStored: Self {
-        func real(_ value: Double) -> Double { Double(Float(value)) }
         var row = self
         row.leqDBFS = real(leqDBFS)
         row.l10DBFS = real(l10DBFS)
@@ -164,7 +183,6 @@ extension AggregationResult.Hour {
 extension StoredCell {
     /// The cell as it reads back from the database: every number at `real` precision.
     public var asStored: StoredCell {
-        func real(_ value: Double) -> Double { Double(Float(value)) }
         var cell = self
         cell.levelDBFS = real(levelDBFS)
         cell.rangeLowDBFS = real(rangeLowDBFS)
@@ -173,3 +191,6 @@ extension StoredCell {
         return cell
     }
 }
+
+/// `value` as it reads back from a `real` column.
+private func real(_ value: Double) -> Double { Double(Float(value)) }

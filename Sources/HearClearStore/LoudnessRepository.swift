@@ -17,18 +17,14 @@ public struct LoudnessRepository: Sendable {
     public func cells(venueID: Int64) async throws -> [StoredCell] {
         let rows = try await client.query(
             """
-            SELECT weekday, hour, level_dbfs, range_low_dbfs, range_high_dbfs, scale_db, checkins, devices,
-                   confidence, updated_at
-            FROM loudness_cells WHERE venue_id = \(venueID) ORDER BY weekday, hour
+            SELECT \(unescaped: StoredCell.columns) FROM loudness_cells l
+            WHERE l.venue_id = \(venueID) ORDER BY l.weekday, l.hour
             """,
             logger: logger)
         var cells: [StoredCell] = []
-        for try await row in rows.decode((Int16, Int16, Float, Float, Float, Float, Int32, Int32, String, Date).self) {
-            cells.append(
-                StoredCell(
-                    weekday: Int(row.0), hour: Int(row.1), levelDBFS: Double(row.2), rangeLowDBFS: Double(row.3),
-                    rangeHighDBFS: Double(row.4), scaleDB: Double(row.5), checkins: Int(row.6), devices: Int(row.7),
-                    confidence: row.8, updatedAt: row.9))
+        for try await row in rows {
+            var columns = ColumnReader(row)
+            cells.append(try StoredCell(reading: &columns))
         }
         return cells
     }

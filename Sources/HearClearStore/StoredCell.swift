@@ -46,6 +46,24 @@ public struct StoredCell: Sendable, Equatable {
     }
 }
 
+extension StoredCell {
+    /// The `loudness_cells` columns, as `l.…`, in the order ``init(reading:)`` reads them.
+    static let columns = """
+        l.weekday, l.hour, l.level_dbfs, l.range_low_dbfs, l.range_high_dbfs, l.scale_db, l.checkins, l.devices,
+        l.confidence, l.updated_at
+        """
+
+    /// A cell from ``columns``.
+    init(reading columns: inout ColumnReader) throws {
+        self.init(
+            weekday: Int(try columns.next(Int16.self)), hour: Int(try columns.next(Int16.self)),
+            levelDBFS: Double(try columns.next(Float.self)), rangeLowDBFS: Double(try columns.next(Float.self)),
+            rangeHighDBFS: Double(try columns.next(Float.self)), scaleDB: Double(try columns.next(Float.self)),
+            checkins: Int(try columns.next(Int32.self)), devices: Int(try columns.next(Int32.self)),
+            confidence: try columns.next(), updatedAt: try columns.next())
+    }
+}
+
 /// A venue-local weekday × hour: the key of a cell.
 public struct CellPosition: Hashable, Sendable, Comparable {
     /// ISO weekday, 1 = Monday … 7 = Sunday.

@@ -122,10 +122,9 @@ struct CheckinPage {
             .init(
                 status: checkin.status, reasons: checkin.reasons, validSeconds: valid, totalSeconds: total,
                 distanceMetres: checkin.distanceMetres, maxDistanceMetres: maxDistanceMetres,
-                countedHours: hours.count { $0.counted },
-                outlierHours: hours.filter { $0.outlier || ($0.modifiedZ.map { abs($0) > 3.5 } ?? false) }.map {
-                    "\(Self.hourName($0)), modified z \(AdminFormat.signed($0.modifiedZ))"
-                },
+                countedHours: hours.count { $0.row.counted },
+                outlierHours: hours.map(\.row).filter { $0.outlier || ($0.modifiedZ.map { abs($0) > 3.5 } ?? false) }
+                    .map { "\(Self.hourName($0)), modified z \(AdminFormat.signed($0.modifiedZ))" },
                 override: override?.decision.rawValue
             )
         )
@@ -139,14 +138,16 @@ struct CheckinPage {
         )
     }
 
-    static func hour(_ hour: AdminCheckinHour, referenceOffsetDB: Double) -> Hour {
+    static func hour(_ piece: AdminCheckinHour, referenceOffsetDB: Double) -> Hour {
+        let hour = piece.row
         let offset = hour.modelOffsetDB + referenceOffsetDB
         func level(_ dbfs: Double) -> String { AdminFormat.decimal(dbfs + offset) }
         var cell = "–"
-        if let level = hour.cellLevelDBFS, let low = hour.cellRangeLowDBFS, let high = hour.cellRangeHighDBFS {
+        if let estimate = piece.cell {
             cell =
-                "\(AdminFormat.decimal(level + referenceOffsetDB)) (\(AdminFormat.decimal(low + referenceOffsetDB))–"
-                + "\(AdminFormat.decimal(high + referenceOffsetDB)), \(hour.cellCheckins ?? 0))"
+                "\(AdminFormat.decimal(estimate.levelDBFS + referenceOffsetDB)) "
+                + "(\(AdminFormat.decimal(estimate.rangeLowDBFS + referenceOffsetDB))–"
+                + "\(AdminFormat.decimal(estimate.rangeHighDBFS + referenceOffsetDB)), \(estimate.checkins))"
         }
         return Hour(
             hour: hourName(hour), leq: level(hour.leqDBFS), l10: level(hour.l10DBFS), l50: level(hour.l50DBFS),
@@ -157,7 +158,7 @@ struct CheckinPage {
     }
 
     /// `Fri 21:00`.
-    static func hourName(_ hour: AdminCheckinHour) -> String {
+    static func hourName(_ hour: AggregationResult.Hour) -> String {
         "\(HeatMap.days[max(0, min(6, hour.weekday - 1))]) \(hour.hour):00"
     }
 
