@@ -45,17 +45,27 @@ public struct CellEstimator: Sendable {
     public func estimate(_ checkins: [CellCheckin], context: CellContext? = nil) -> CellEstimate? {
         let assessments = assess(checkins, context: context)
         let included = zip(checkins, assessments).filter { !$0.1.isOutlier }.map(\.0)
-        let deviceLevels = Self.deviceValues(included)
+        return estimate(
+            kept: included, of: checkins.count, pooledScaleDB: context?.pooledScaleDB, assessments: assessments)
+    }
+
+    /// `estimate(kept:of:pooledScaleDB:assessments:)`: the estimate from check-ins already judged
+    /// (no outlier test here): one value per device, a Huber location on their scale
+    /// (1.4826·MAD, floored, and at least `pooledScaleDB`), its range and confidence. `of` is how
+    /// many check-ins the cell had before rejection; `assessments` are carried into the result
+    /// (empty when the caller keeps its own). `nil` when nothing is kept.
+    public func estimate(
+        kept: [CellCheckin], of checkinCount: Int, pooledScaleDB: Double?, assessments: [CheckinAssessment]
+    ) -> CellEstimate? {
+        let deviceLevels = Self.deviceValues(kept)
         guard var scale = HuberEstimator.pooledScale(deviceLevels, floorDB: scaleFloorDB) else { return nil }
-        if let context { scale = max(scale, context.pooledScaleDB) }
+        if let pooledScaleDB { scale = max(scale, pooledScaleDB) }
         guard let level = HuberEstimator.location(deviceLevels, scale: scale, k: huberK) else { return nil }
         let halfWidth = rangeZ * scale / Double(deviceLevels.count).squareRoot()
         return CellEstimate(
             levelDB: level, rangeDB: (level - halfWidth)...(level + halfWidth), scaleDB: scale,
-            checkinCount: checkins.count, includedCheckinCount: included.count,
-            deviceCount: deviceLevels.count,
-            confidence: Confidence.rate(
-                checkins: included.count, devices: deviceLevels.count, halfWidthDB: halfWidth),
+            checkinCount: checkinCount, includedCheckinCount: kept.count, deviceCount: deviceLevels.count,
+            confidence: Confidence.rate(checkins: kept.count, devices: deviceLevels.count, halfWidthDB: halfWidth),
             assessments: assessments)
     }
 

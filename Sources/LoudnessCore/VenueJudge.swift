@@ -72,14 +72,14 @@ public struct VenueJudge: Sendable {
         let (outliers, zScores, flagged) = (verdict.outliers, verdict.zScores, verdict.flagged)
 
         let counted = pieces.mapValues { $0.filter { !outliers.contains($0.checkinIndex) } }
-        var settled = estimator
-        settled.minimumCheckinsForRejection = .max
         let keptScale =
             first.isEmpty
             ? nil : PooledScale.withinCells(counted.keys.sorted().map { counted[$0]?.map(\.cell) ?? [] })
         var cells: [LocalHour: CellEstimate] = [:]
         for (hour, kept) in counted where !kept.isEmpty {
-            cells[hour] = settled.estimate(kept.map(\.cell), context: keptScale.map { CellContext(pooledScaleDB: $0) })
+            // Judged already: estimated from what was kept, with no second outlier test.
+            cells[hour] = estimator.estimate(
+                kept: kept.map(\.cell), of: kept.count, pooledScaleDB: keptScale, assessments: [])
         }
 
         let residuals = residualsByPiece(checkins: checkins, prepared: prepared, counted: counted)
@@ -132,9 +132,8 @@ public struct VenueJudge: Sendable {
         return Prepared(cleaning: cleaning, usable: usable)
     }
 
-    /// Residual of every comparable piece: usable or device-excluded check-ins (not those at
-    /// another place), ≥ 10 valid seconds, against the cell of the other devices' counted pieces.
-    /// Residual of every comparable piece: its level minus the median of the *other* devices'
+    /// Residual of every comparable piece (of usable or device-excluded check-ins, not those at
+    /// another place; ≥ 10 valid seconds): its level minus the median of the *other* devices'
     /// values in its cell (each device's counted pieces collapsed to their median, as the cell
     /// estimator does). An exact leave-one-device-out median, O(k log k) a cell: a Huber fit per
     /// device and cell was O(k²) and took half the server's time on venues with a few hundred
