@@ -48,8 +48,8 @@ public struct AggregationInput: Sendable, Equatable {
         case include, exclude
     }
 
+    /// The samples; they start at the check-in's ``Checkin/startedAt``.
     public struct Raw: Sendable, Equatable {
-        public var startedAt: Date
         public var offsetsSeconds: [Int32]
         /// One per sample, or a single one shared by all samples.
         public var utcOffsetsMinutes: [Int16]
@@ -57,10 +57,9 @@ public struct AggregationInput: Sendable, Equatable {
         public var peakDBFS: [Float]
 
         public init(
-            startedAt: Date, offsetsSeconds: [Int32], utcOffsetsMinutes: [Int16], averageDBFS: [Float],
+            offsetsSeconds: [Int32], utcOffsetsMinutes: [Int16], averageDBFS: [Float],
             peakDBFS: [Float]
         ) {
-            self.startedAt = startedAt
             self.offsetsSeconds = offsetsSeconds
             self.utcOffsetsMinutes = utcOffsetsMinutes
             self.averageDBFS = averageDBFS
@@ -92,7 +91,6 @@ public struct AggregationInput: Sendable, Equatable {
     }
 
     public var venueID: Int64
-    public var venueExternalID: String
     /// The venue's IANA zone, when known.
     public var timezone: String?
     /// Oldest first (``Checkin/isBefore(_:)``).
@@ -102,11 +100,10 @@ public struct AggregationInput: Sendable, Equatable {
     public var storedCells: [StoredCell]?
 
     public init(
-        venueID: Int64, venueExternalID: String, timezone: String?, checkins: [Checkin],
+        venueID: Int64, timezone: String?, checkins: [Checkin],
         storedCells: [StoredCell]? = nil
     ) {
         self.venueID = venueID
-        self.venueExternalID = venueExternalID
         self.timezone = timezone
         self.checkins = checkins
         self.storedCells = storedCells

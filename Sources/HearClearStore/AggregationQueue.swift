@@ -135,7 +135,9 @@ public struct AggregationQueue: Sendable {
     /// reusing their stored cleaning: for a recompute after a change of method.
     public func forgetCleaning(venueID: Int64? = nil) async throws {
         if let venueID {
-            try await client.query("UPDATE checkins SET cleaned_at = NULL WHERE venue_id = \(venueID)", logger: logger)
+            try await client.query(
+                "UPDATE checkins SET cleaned_at = NULL WHERE venue_id = \(venueID) AND cleaned_at IS NOT NULL",
+                logger: logger)
         } else {
             try await client.query("UPDATE checkins SET cleaned_at = NULL WHERE cleaned_at IS NOT NULL", logger: logger)
         }

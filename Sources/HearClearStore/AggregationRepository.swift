@@ -11,11 +11,10 @@ public struct AggregationRepository: Sendable {
         self.logger = logger
     }
 
-    /// A venue as the worker reads it before its check-ins: its ids, zone, and the version of its
+    /// A venue as the worker reads it before its check-ins: its key, zone, and the version of its
     /// stored judgement (`venue_activity.judgement_version`, raised by every ``write(_:on:)``).
     public struct Header: Sendable, Equatable {
         public var venueID: Int64
-        public var externalID: String
         public var timezone: String?
         public var judgementVersion: Int64
     }
@@ -24,14 +23,14 @@ public struct AggregationRepository: Sendable {
     public func headers(venueIDs: [Int64], on connection: PostgresConnection) async throws -> [Int64: Header] {
         let rows = try await connection.query(
             """
-            SELECT v.id, v.external_id, v.timezone, COALESCE(a.judgement_version, 0)
+            SELECT v.id, v.timezone, COALESCE(a.judgement_version, 0)
             FROM venues v LEFT JOIN venue_activity a ON a.venue_id = v.id
             WHERE v.id = ANY(\(venueIDs))
             """,
             logger: logger)
         var headers: [Int64: Header] = [:]
-        for try await (id, externalID, timezone, version) in rows.decode((Int64, String, String?, Int64).self) {
-            headers[id] = Header(venueID: id, externalID: externalID, timezone: timezone, judgementVersion: version)
+        for try await (id, timezone, version) in rows.decode((Int64, String?, Int64).self) {
+            headers[id] = Header(venueID: id, timezone: timezone, judgementVersion: version)
         }
         return headers
     }
@@ -94,7 +93,7 @@ public struct AggregationRepository: Sendable {
                     status: status, reasons: reasons, hours: hours[id] ?? [])
             } else if let offsets, let zones, let averages, let peaks {
                 raw = .init(
-                    startedAt: startedAt, offsetsSeconds: offsets, utcOffsetsMinutes: zones, averageDBFS: averages,
+                    offsetsSeconds: offsets, utcOffsetsMinutes: zones, averageDBFS: averages,
                     peakDBFS: peaks)
             }
             checkins[venueID, default: []].append(
@@ -107,15 +106,15 @@ public struct AggregationRepository: Sendable {
         return checkins
     }
 
-    /// The hour rows of the venues' cleaned check-ins, by check-in.
+    /// The hour rows of the venues' check-ins, by check-in (only those of cleaned check-ins are
+    /// used: the others are cleaned again).
     private func storedHours(venueIDs: [Int64], on connection: PostgresConnection) async throws
         -> [UUID: [AggregationResult.Hour]]
     {
         let rows = try await connection.query(
             """
             SELECT \(unescaped: AggregationResult.Hour.columns)
-            FROM checkin_hours h JOIN checkins c ON c.id = h.checkin_id
-            WHERE h.venue_id = ANY(\(venueIDs)) AND c.cleaned_at IS NOT NULL
+            FROM checkin_hours h WHERE h.venue_id = ANY(\(venueIDs))
             ORDER BY h.checkin_id, h.weekday, h.hour
             """,
             logger: logger)
@@ -173,7 +172,8 @@ public struct AggregationRepository: Sendable {
     }
 
     /// Raises every venue's judgement version and moves its activity to its newest check-in (only
-    /// forward: a late retry never makes a venue look older); returns the new versions.
+    /// forward: a late retry never makes a venue look older; `greatest` ignores the NULL of a
+    /// venue without check-ins); returns the new versions.
     private func touchVenues(_ results: [AggregationResult], on connection: PostgresConnection) async throws
         -> [Int64: Int64]
     {
@@ -181,9 +181,7 @@ public struct AggregationRepository: Sendable {
             """
             UPDATE venue_activity AS a SET
                 judgement_version = a.judgement_version + 1,
-                activity_at = CASE WHEN u.last IS NULL THEN a.activity_at ELSE greatest(a.activity_at, u.last) END,
-                last_checkin_at = CASE WHEN u.last IS NULL THEN a.last_checkin_at
-                                       ELSE greatest(a.last_checkin_at, u.last) END
+                activity_at = greatest(a.activity_at, u.last), last_checkin_at = greatest(a.last_checkin_at, u.last)
             FROM unnest(\(results.map(\.venueID))::bigint[], \(results.map { $0.lastReceivedAt != nil })::boolean[],
                         \(results.map { $0.lastReceivedAt ?? Date(timeIntervalSince1970: 0) })::timestamptz[])
                    AS r(venue, known, received),

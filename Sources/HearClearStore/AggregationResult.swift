@@ -104,12 +104,6 @@ public struct AggregationResult: Sendable, Equatable {
         self.cells = cells
         self.lastReceivedAt = lastReceivedAt
     }
-
-    /// Every cell estimated, when the write replaces them all.
-    public var allCells: [StoredCell]? {
-        if case .replaceAll(let cells) = cells { return cells }
-        return nil
-    }
 }
 
 extension AggregationResult.Hour {

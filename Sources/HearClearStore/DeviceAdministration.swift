@@ -70,7 +70,7 @@ public struct DeviceAdministration: Sendable {
 
     /// Queues (and wakes the workers for) every venue with a check-in from `deviceKeys`.
     @discardableResult
-    static func enqueueVenues(of deviceKeys: [Int64], on connection: PostgresConnection, logger: Logger)
+    private static func enqueueVenues(of deviceKeys: [Int64], on connection: PostgresConnection, logger: Logger)
         async throws -> Int
     {
         let rows = try await connection.query(

@@ -45,21 +45,4 @@ public struct LoudnessRepository: Sendable {
         for try await offset in rows.decode(Double.self) { return offset }
         return 0
     }
-
-    /// Sets a model's offset (an admin operation) and queues the venues its devices checked in at.
-    public func setModelOffset(model: String, offsetDB: Double, note: String? = nil) async throws {
-        try await client.transaction(logger: logger) { connection in
-            try await connection.query(
-                """
-                INSERT INTO device_model_offsets (model, offset_db, note) VALUES (\(model), \(Float(offsetDB)), \(note))
-                ON CONFLICT (model) DO UPDATE SET offset_db = EXCLUDED.offset_db, note = EXCLUDED.note,
-                    updated_at = now()
-                """,
-                logger: logger)
-            let rows = try await connection.query("SELECT id FROM devices WHERE model = \(model)", logger: logger)
-            var keys: [Int64] = []
-            for try await key in rows.decode(Int64.self) { keys.append(key) }
-            try await DeviceAdministration.enqueueVenues(of: keys, on: connection, logger: logger)
-        }
-    }
 }

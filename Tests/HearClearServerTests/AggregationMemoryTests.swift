@@ -14,7 +14,7 @@ struct AggregationMemoryTests {
                 receivedAt: Date(timeIntervalSince1970: Double(index)), deviceKey: 1, deviceExcluded: false,
                 modelOffsetDB: 0, receiptReasons: [], raw: nil, stored: nil)
         }
-        return AggregationInput(venueID: id, venueExternalID: "v\(id)", timezone: nil, checkins: checkins)
+        return AggregationInput(venueID: id, timezone: nil, checkins: checkins)
     }
 
     @Test("a venue is remembered only at the version written; another version forgets it")
@@ -87,7 +87,7 @@ struct AggregationMemoryTests {
             id: UUID(), startedAt: start, receivedAt: start, deviceKey: device, deviceExcluded: false,
             modelOffsetDB: 0, receiptReasons: [],
             raw: .init(
-                startedAt: start, offsetsSeconds: (0..<120).map(Int32.init), utcOffsetsMinutes: [0],
+                offsetsSeconds: (0..<120).map(Int32.init), utcOffsetsMinutes: [0],
                 averageDBFS: averages, peakDBFS: averages.map { $0 + 10 }),
             stored: nil)
     }
@@ -98,7 +98,7 @@ struct AggregationMemoryTests {
         let levels = (0..<309).map { -40 + Double(($0 * 37) % 41) / 10 - 2 }
         let first = Aggregator.judgement(
             of: AggregationInput(
-                venueID: 1, venueExternalID: "v", timezone: "UTC",
+                venueID: 1, timezone: "UTC",
                 checkins: (0..<300).map { Self.raw($0, level: levels[$0], device: Int64($0)) }),
             judge: .init())
         #expect(first.result.newHours.count == 300)

@@ -18,19 +18,14 @@ public struct AggregationWorker: Service {
     let concurrency: Int
     /// Most venues in one batch (one transaction): a batch costs the same dozen round trips
     /// whatever its size, so under load the worker takes more venues at a time and keeps up.
-    let batchSize: Int
-
-    /// Default most venues in one batch.
-    public static let defaultBatchSize = 32
+    static let batchSize = 32
 
     /// `gate` holds the worker until the schema is ready (opened after migrations).
     public init(
         client: PostgresClient, logger: Logger, pollInterval: Duration = .seconds(2),
-        gate: StartupGate = StartupGate(open: true), concurrency: Int = 2, batchSize: Int = defaultBatchSize,
-        memoryCapacity: Int = Aggregator.defaultMemoryCapacity
+        gate: StartupGate = StartupGate(open: true), concurrency: Int = 2
     ) {
-        self.aggregator = Aggregator(client: client, logger: logger, memoryCapacity: memoryCapacity)
-        self.batchSize = max(1, batchSize)
+        self.aggregator = Aggregator(client: client, logger: logger)
         self.client = client
         self.pollInterval = pollInterval
         self.gate = gate
@@ -76,7 +71,7 @@ public struct AggregationWorker: Service {
         var busy: Set<Int64> = []
         var failed: Set<Int64> = []
         var processed = 0
-        var limit = batchSize
+        var limit = Self.batchSize
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
             do {
                 let batch = try await aggregator.processNext(limit: limit, skipping: busy.union(failed))

@@ -105,11 +105,10 @@ public struct Aggregator: Sendable {
             var input: AggregationInput
             if let state = remembered[venueID] {
                 input = state.adding(added[venueID] ?? [])
-                input.venueExternalID = header.externalID
                 input.timezone = header.timezone
             } else {
                 input = AggregationInput(
-                    venueID: venueID, venueExternalID: header.externalID, timezone: header.timezone,
+                    venueID: venueID, timezone: header.timezone,
                     checkins: loaded[venueID] ?? [])
             }
             let (result, stored) = Self.judgement(of: input, judge: judge)
@@ -270,7 +269,7 @@ public struct Aggregator: Sendable {
                 peakDBFS: raw.peakDBFS.map(Double.init))
         else { return nil }
         let localHours = VenueClock.localHours(
-            start: raw.startedAt, offsetsSeconds: offsets, utcOffsetsMinutes: raw.utcOffsetsMinutes.map(Int.init),
+            start: checkin.startedAt, offsetsSeconds: offsets, utcOffsetsMinutes: raw.utcOffsetsMinutes.map(Int.init),
             venueClock: clock)
         return try? VenueCheckin(
             id: checkin.id.uuidString, deviceID: String(checkin.deviceKey), samples: samples, localHours: localHours,
