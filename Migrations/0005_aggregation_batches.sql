@@ -20,3 +20,10 @@ ALTER TABLE venue_activity ADD COLUMN judgement_version bigint NOT NULL DEFAULT 
 -- `other_devices` is the count at the row's last rewrite.
 COMMENT ON COLUMN checkin_hours.other_devices IS
     'other devices in the cell at the row''s last rewrite; exact only in whether it is 0';
+
+-- Indexes that others cover, paid for on every write: checkin_hours' primary key starts with
+-- checkin_id; admin_devices_seen_idx (last_seen_at DESC, id DESC) serves every ordering by last
+-- seen; no query orders devices by excluded_at.
+DROP INDEX checkin_hours_checkin_idx;
+DROP INDEX devices_last_seen_idx;
+DROP INDEX devices_excluded_idx;
