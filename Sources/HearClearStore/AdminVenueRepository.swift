@@ -8,7 +8,6 @@ public struct AdminVenueRow: Sendable, Equatable {
     public var name: String
     public var category: String?
     public var activityAt: Date
-    public var lastCheckinAt: Date?
     public var checkins: Int
 }
 
@@ -46,13 +45,9 @@ public struct AdminVenueRepository: Sendable {
         let query = Self.listQuery(search: search, limit: limit, offset: offset)
         let rows = try await client.query(query, logger: logger)
         var venues: [AdminVenueRow] = []
-        for try await row in rows.decode((String, String, String?, Date, Date?, Int).self) {
+        for try await row in rows.decode((String, String, String?, Date, Int).self) {
             venues.append(
-                AdminVenueRow(
-                    externalID: row.0, name: row.1, category: row.2, activityAt: row.3, lastCheckinAt: row.4,
-                    checkins: row.5
-                )
-            )
+                AdminVenueRow(externalID: row.0, name: row.1, category: row.2, activityAt: row.3, checkins: row.4))
         }
         return venues
     }
@@ -64,9 +59,9 @@ public struct AdminVenueRepository: Sendable {
             let contains = "%" + escaped.lowercased() + "%"
             let prefix = escaped + "%"
             return """
-                SELECT v.external_id, v.name, v.category, a.activity_at, a.last_checkin_at,
+                SELECT v.external_id, v.name, v.category, a.activity_at,
                        (SELECT count(*) FROM checkins c WHERE c.venue_id = v.id)
-                FROM (SELECT a.venue_id, a.activity_at, a.last_checkin_at
+                FROM (SELECT a.venue_id, a.activity_at
                       FROM venues m JOIN venue_activity a ON a.venue_id = m.id
                       WHERE lower(m.name) LIKE \(contains) OR m.external_id LIKE \(prefix)
                       ORDER BY a.activity_at DESC, a.venue_id DESC LIMIT \(limit) OFFSET \(offset)) a
@@ -75,9 +70,9 @@ public struct AdminVenueRepository: Sendable {
                 """
         }
         return """
-            SELECT v.external_id, v.name, v.category, a.activity_at, a.last_checkin_at,
+            SELECT v.external_id, v.name, v.category, a.activity_at,
                    (SELECT count(*) FROM checkins c WHERE c.venue_id = v.id)
-            FROM (SELECT venue_id, activity_at, last_checkin_at FROM venue_activity
+            FROM (SELECT venue_id, activity_at FROM venue_activity
                   ORDER BY activity_at DESC, venue_id DESC LIMIT \(limit) OFFSET \(offset)) a
             JOIN venues v ON v.id = a.venue_id
             ORDER BY a.activity_at DESC, a.venue_id DESC LIMIT \(limit)

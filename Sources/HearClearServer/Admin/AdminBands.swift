@@ -21,10 +21,11 @@ struct AdminBands: AdminPageRoutes {
 
     private func page(
         _ context: AdminRequestContext, form: BandsForm?, preview: BandsPage.Preview? = nil, problems: [String] = [],
-        notice: String? = nil, status: HTTPResponse.Status = .ok
+        notice: String? = nil, status: HTTPResponse.Status = .ok, current known: [StoredBand]? = nil
     ) async throws -> Response {
         let session = try context.requireSession()
-        let current = try await bands.current()
+        let current: [StoredBand]
+        if let known { current = known } else { current = try await bands.current() }
         let page = BandsPage(
             chrome: AdminChrome(session, section: .bands), current: current, form: form ?? BandsForm(bands: current),
             preview: preview, problems: problems, notice: notice
@@ -38,10 +39,10 @@ struct AdminBands: AdminPageRoutes {
         case .failure(let error):
             return try await page(context, form: form, problems: error.problems, status: .unprocessableContent)
         case .success(let proposed):
+            let current = try await bands.current()
             let change = try await bands.previewChange(
-                from: try await bands.current(), to: proposed, referenceOffsetDB: referenceOffsetDB
-            )
-            return try await page(context, form: form, preview: BandsPage.Preview(change))
+                from: current, to: proposed, referenceOffsetDB: referenceOffsetDB)
+            return try await page(context, form: form, preview: BandsPage.Preview(change), current: current)
         }
     }
 

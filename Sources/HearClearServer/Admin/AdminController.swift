@@ -58,7 +58,7 @@ struct AdminController {
         switch try await login.attempt(
             username: username, password: form["password"] ?? "", clientAddress: context.clientAddress)
         {
-        case .signedIn(let token, _):
+        case .signedIn(let token):
             let target = next.map(String.init).flatMap { AdminLoginPage.isSafeReturnPath($0) ? $0 : nil }
             var response = AdminRenderer.redirect(to: target ?? "/farmer/dashboard")
             response.setCookie(sessions.sessionCookie(token))

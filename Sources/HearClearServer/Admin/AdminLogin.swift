@@ -6,7 +6,7 @@ import NIOPosix
 /// backoff of ``AdminLoginThrottle``, and starts a session on success.
 struct AdminLogin: Sendable {
     enum Outcome: Sendable {
-        case signedIn(token: String, session: AdminSession)
+        case signedIn(token: String)
         case rejected
         case blocked(retryAfterSeconds: Int)
     }
@@ -41,8 +41,8 @@ struct AdminLogin: Sendable {
         }
         try await throttle.clear(keys: keys.map(\.0))
         try await sessions.repository.purgeExpired()
-        let (token, session) = try await sessions.start(username: credentials.username, remoteAddress: clientAddress)
+        let (token, _) = try await sessions.start(username: credentials.username, remoteAddress: clientAddress)
         try await audit.record(username: credentials.username, action: "login", subject: clientAddress)
-        return .signedIn(token: token, session: session)
+        return .signedIn(token: token)
     }
 }

@@ -45,10 +45,9 @@ struct AdminRenderer: Sendable {
     }
 
     /// `303 See Other` to `location` (after a POST, or to the login form).
-    static func redirect(to location: String, headers extra: HTTPFields = [:]) -> Response {
+    static func redirect(to location: String) -> Response {
         var headers = securityHeaders
         headers[.location] = location
-        headers.append(contentsOf: extra)
         return Response(status: .seeOther, headers: headers)
     }
 

@@ -15,10 +15,6 @@ struct BandsForm {
 
     let rows: [Row]
 
-    init(rows: [Row]) {
-        self.rows = rows
-    }
-
     init(_ form: FormFields) {
         let labels = form.all("label")
         let bounds = form.all("below")

@@ -1,7 +1,9 @@
 import Foundation
 import HearClearStore
+import LoudnessCore
 
-/// Why a check-in was judged as it was, in sentences, from its status, reasons and figures.
+/// Why a check-in was judged as it was, in sentences, from its status, reasons and figures. The
+/// thresholds quoted are the engine's own (``CleaningRules``, ``HourStatistics``, ``CellEstimator``).
 enum CheckinExplanation {
     struct Facts {
         var status: String
@@ -12,31 +14,33 @@ enum CheckinExplanation {
         var maxDistanceMetres: Double
         var countedHours: Int
         var outlierHours: [String]
-        var override: String?
+        var override: AggregationInput.AdminDecision?
     }
+
+    static let rules = CleaningRules()
 
     static func sentences(_ facts: Facts) -> [String] {
         var sentences: [String] = []
         if let override = facts.override {
             sentences.append(
-                override == "include"
+                override == .include
                     ? "An admin forced it in: it counts in its cells whatever cleaning and the outlier test say."
                     : "An admin forced it out: it counts in no cell."
             )
-            if override == "include", !facts.outlierHours.isEmpty {
+            if override == .include, !facts.outlierHours.isEmpty {
                 sentences.append(
                     "Without that, the outlier test would have left it out: \(facts.outlierHours.joined(separator: ", "))."
                 )
             }
         }
-        if facts.status == "pending" {
+        if facts.status == CheckinStatus.pending.rawValue {
             sentences.append("Not judged yet: the aggregation worker has not reached its venue.")
             return sentences
         }
-        for reason in facts.reasons where reason != "admin_included" {
+        for reason in facts.reasons where reason != JudgementReason.adminIncluded {
             sentences.append(sentence(for: reason, facts))
         }
-        if facts.status == "included" {
+        if facts.status == CheckinStatus.included.rawValue {
             let share = AdminFormat.percent(facts.validSeconds, of: facts.totalSeconds)
             let hours = facts.countedHours == 1 ? "1 venue-local hour" : "\(facts.countedHours) venue-local hours"
             sentences.append(
@@ -49,33 +53,38 @@ enum CheckinExplanation {
     static func sentence(for reason: String, _ facts: Facts) -> String {
         let share = AdminFormat.percent(facts.validSeconds, of: facts.totalSeconds)
         switch reason {
-        case "too_far_from_venue":
+        case JudgementReason.tooFarFromVenue:
             let distance = facts.distanceMetres.map { "\(Int($0.rounded())) m" } ?? "too far"
             return
                 "The phone was \(distance) from the venue; check-ins farther than \(Int(facts.maxDistanceMetres)) m are excluded."
-        case "device_excluded":
+        case JudgementReason.deviceExcluded:
             return "An admin excluded its device, so none of that device's check-ins count."
-        case "admin_excluded":
+        case JudgementReason.adminExcluded:
             return "An admin excluded this check-in."
-        case "too_few_valid_seconds":
-            return "Only \(facts.validSeconds) seconds survived cleaning; a check-in needs at least 15."
-        case "too_little_valid_share":
+        case CheckinExclusion.tooFewValidSeconds.rawValue:
             return
-                "Only \(facts.validSeconds) of \(facts.totalSeconds) seconds (\(share)) survived cleaning; at least 50 % must."
-        case "stuck_meter":
+                "Only \(facts.validSeconds) seconds survived cleaning; a check-in needs at least \(rules.minimumValidSeconds)."
+        case CheckinExclusion.tooLittleValidShare.rawValue:
             return
-                "Most removed seconds were a stuck meter (5 or more seconds without change), and too few were left (\(share) valid)."
-        case "dropout":
+                "Only \(facts.validSeconds) of \(facts.totalSeconds) seconds (\(share)) survived cleaning; at least "
+                + "\(Int((rules.minimumValidShare * 100).rounded())) % must."
+        case CheckinExclusion.stuckMeter.rawValue:
+            return
+                "Most removed seconds were a stuck meter (\(rules.stuckMinimumRun) or more seconds without change), "
+                + "and too few were left (\(share) valid)."
+        case CheckinExclusion.dropout.rawValue:
             return
                 "Most removed seconds were a dropout (a phone in a pocket or bag), and too few were left (\(share) valid)."
-        case "too_few_seconds_per_hour":
+        case JudgementReason.tooFewSecondsPerHour:
             return
-                "Cleaning kept it, but no venue-local hour had the 10 valid seconds a piece needs to count in a cell."
-        case "cell_outlier":
+                "Cleaning kept it, but no venue-local hour had the \(HourStatistics.minimumValidSeconds) valid seconds "
+                + "a piece needs to count in a cell."
+        case JudgementReason.cellOutlier:
             let hours = facts.outlierHours.isEmpty ? "" : " (\(facts.outlierHours.joined(separator: ", ")))"
             return
-                "Its level sat too far from the other check-ins of the same hour\(hours): |modified z| over 3.5, so it was left out of every cell."
-        case "invalid_samples":
+                "Its level sat too far from the other check-ins of the same hour\(hours): |modified z| over "
+                + "\(AdminFormat.decimal(CellEstimator().outlierThreshold)), so it was left out of every cell."
+        case JudgementReason.invalidSamples:
             return "Its stored samples could not be read as a session."
         default:
             return "Reason: \(reason.replacingOccurrences(of: "_", with: " "))."

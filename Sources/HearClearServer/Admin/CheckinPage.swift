@@ -123,9 +123,11 @@ struct CheckinPage {
                 status: checkin.status, reasons: checkin.reasons, validSeconds: valid, totalSeconds: total,
                 distanceMetres: checkin.distanceMetres, maxDistanceMetres: maxDistanceMetres,
                 countedHours: hours.count { $0.row.counted },
-                outlierHours: hours.map(\.row).filter { $0.outlier || ($0.modifiedZ.map { abs($0) > 3.5 } ?? false) }
-                    .map { "\(Self.hourName($0)), modified z \(AdminFormat.signed($0.modifiedZ))" },
-                override: override?.decision.rawValue
+                outlierHours: hours.map(\.row).filter {
+                    $0.outlier || ($0.modifiedZ.map { abs($0) > CellEstimator().outlierThreshold } ?? false)
+                }
+                .map { "\(Self.hourName($0)), modified z \(AdminFormat.signed($0.modifiedZ))" },
+                override: override?.decision
             )
         )
         calibration =
