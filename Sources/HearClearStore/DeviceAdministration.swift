@@ -87,29 +87,10 @@ public struct DeviceAdministration: Sendable {
         return 0
     }
 
-    /// Devices, most recently seen first (only excluded ones with `excludedOnly`).
+    /// Devices, most recently seen first (only excluded ones with `excludedOnly`): the admin's
+    /// list, without its outlier counts.
     public func list(excludedOnly: Bool = false, limit: Int = 100) async throws -> [DeviceSummary] {
-        let rows = try await client.query(
-            """
-            SELECT d.id, d.client_id, d.model, d.last_seen_at, d.excluded, d.excluded_at, d.excluded_note,
-                   (SELECT count(*) FROM checkins c WHERE c.device_id = d.id),
-                   COALESCE((SELECT array_agg(r.residual) FROM (
-                        SELECT avg(h.residual_db)::float8 AS residual FROM checkin_hours h
-                        WHERE h.device_id = d.id AND h.residual_db IS NOT NULL AND h.other_devices > 0
-                        GROUP BY h.checkin_id) r), '{}')
-            FROM devices d
-            WHERE NOT \(excludedOnly) OR d.excluded
-            ORDER BY d.last_seen_at DESC, d.id DESC
-            LIMIT \(limit)
-            """,
-            logger: logger)
-        var devices: [DeviceSummary] = []
-        for try await row in rows.decode((Int64, String, String?, Date, Bool, Date?, String?, Int, [Double]).self) {
-            devices.append(
-                DeviceSummary(
-                    key: row.0, clientID: row.1, model: row.2, checkins: row.7, lastSeenAt: row.3, excluded: row.4,
-                    excludedAt: row.5, note: row.6, residualsDB: row.8))
-        }
-        return devices
+        try await AdminDeviceRepository(client: client, logger: logger)
+            .list(excludedOnly: excludedOnly, limit: limit, offset: 0).map(\.summary)
     }
 }
