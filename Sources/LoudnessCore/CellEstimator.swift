@@ -108,19 +108,25 @@ public struct CellEstimator: Sendable {
     /// `deviceValues(_:)`: one value per device, the median of its check-ins' levels, ordered by
     /// device id (so results do not depend on input order).
     public static func deviceValues(_ checkins: [CellCheckin]) -> [Double] {
+        deviceMedians(checkins).map(\.value)
+    }
+
+    /// `deviceMedians(_:)`: ``deviceValues(_:)`` with each value's device.
+    public static func deviceMedians(_ checkins: [CellCheckin]) -> [(device: String, value: Double)] {
         // Sorted by device, each device's run collapses to its median: one sort and no
         // dictionary of arrays (this runs for every cell at every judgement).
         let ordered = checkins.sorted { $0.deviceID < $1.deviceID }
-        var values: [Double] = []
+        var values: [(device: String, value: Double)] = []
         values.reserveCapacity(ordered.count)
         var start = ordered.startIndex
         while start < ordered.endIndex {
             var end = start + 1
             while end < ordered.endIndex, ordered[end].deviceID == ordered[start].deviceID { end += 1 }
+            let device = ordered[start].deviceID
             if end - start == 1 {
-                values.append(ordered[start].levelDB)
+                values.append((device, ordered[start].levelDB))
             } else if let median = RobustStatistics.median(ordered[start..<end].map(\.levelDB)) {
-                values.append(median)
+                values.append((device, median))
             }
             start = end
         }

@@ -200,11 +200,7 @@ struct LeaveOneOutMedians {
     private let positionByDevice: [String: Int]
 
     init(_ cells: [CellCheckin]) {
-        let byDevice = Dictionary(grouping: cells, by: { (cell: CellCheckin) in cell.deviceID })
-        var values: [(device: String, value: Double)] = []
-        for (device, pieces) in byDevice {
-            if let value = RobustStatistics.median(pieces.map { $0.levelDB }) { values.append((device, value)) }
-        }
+        var values = CellEstimator.deviceMedians(cells)
         values.sort { $0.value < $1.value || ($0.value == $1.value && $0.device < $1.device) }
         sorted = values.map { $0.value }
         var positions: [String: Int] = [:]
