@@ -73,6 +73,7 @@ let package = Package(
             dependencies: [
                 "HearClearServer",
                 "HearClearStore",
+                "LoudnessCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1,5 +1,6 @@
 import Foundation
 import HearClearServer
+import LoudnessCore
 
 /// The per-second levels of `hearclear meter` as a text table.
 struct MeterTable {
@@ -21,9 +22,9 @@ struct MeterTable {
         text += "\n\(report.samples.count) sample\(report.samples.count == 1 ? "" : "s"), one per second"
         if !report.samples.isEmpty {
             // Energetic mean of the RMS levels, as the server's per-hour Leq.
-            let meanSquare = report.samples.map { pow(10, $0.average / 10) }.reduce(0, +) / Double(report.samples.count)
+            let leq = Level.energeticMean(report.samples.map(\.average)) ?? -.infinity
             let peak = report.samples.map(\.peak).max() ?? 0
-            text += "; energetic mean \(level(10 * log10(meanSquare))) dBFS, highest peak \(level(peak)) dBFS"
+            text += "; energetic mean \(level(leq)) dBFS, highest peak \(level(peak)) dBFS"
         }
         text += ".\ntrailing partial second: \(report.trailingPartialSecond.note).\n"
         return text

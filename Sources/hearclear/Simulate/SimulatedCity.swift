@@ -1,5 +1,6 @@
 import Foundation
 import HearClearServer
+import LoudnessCore
 
 /// A synthetic city: venues with true profiles, devices, and every check-in of the last `days`
 /// days, generated deterministically from the seed before anything is sent.
@@ -35,6 +36,7 @@ struct SimulatedCity {
             guard let zone = TimeZone(identifier: venue.timezone) else { continue }
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = zone
+            let clock = VenueClock(timeZone: zone)
             let today = calendar.startOfDay(for: now)
             for day in 1...days {
                 guard let date = calendar.date(byAdding: .day, value: -day, to: today) else { continue }
@@ -47,7 +49,7 @@ struct SimulatedCity {
                         let seconds = random.int(in: 60..<241)
                         let minute = random.int(in: 0..<(60 - (seconds + 59) / 60))
                         guard let start = calendar.date(bySettingHour: hour, minute: minute, second: 0, of: date),
-                            let local = Self.localHour(start, calendar: calendar),
+                            case let local = clock.localHour(at: start),
                             local.hour == hour,
                             let trueDB = venue.trueLevelDB(weekday: local.weekday, hour: hour)
                         else { continue }
@@ -132,12 +134,6 @@ struct SimulatedCity {
             draw -= weight
         }
         return .pocket
-    }
-
-    private static func localHour(_ date: Date, calendar: Calendar) -> (weekday: Int, hour: Int)? {
-        let components = calendar.dateComponents([.weekday, .hour], from: date)
-        guard let weekday = components.weekday, let hour = components.hour else { return nil }
-        return ((weekday + 5) % 7 + 1, hour)
     }
 
     private static func uuid(_ random: inout SplitMix64) -> String {

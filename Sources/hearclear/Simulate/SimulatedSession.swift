@@ -1,4 +1,5 @@
 import Foundation
+import LoudnessCore
 
 /// What a contaminated check-in went wrong with (DESIGN §4's kinds of junk).
 enum Contamination: String, Codable, CaseIterable, Sendable {
@@ -86,9 +87,7 @@ struct SimulatedSession {
 
     /// Energetic mean of all seconds, dBFS (no cleaning).
     var leqDBFS: Double {
-        let loudest = averageDBFS.max() ?? 0
-        let sum = averageDBFS.reduce(0) { $0 + pow(10, ($1 - loudest) / 10) }
-        return loudest + 10 * log10(sum / Double(max(1, averageDBFS.count)))
+        Level.energeticMean(averageDBFS) ?? -.infinity
     }
 
     /// Mean linear amplitude of all seconds, as the 2013 client would have sent.

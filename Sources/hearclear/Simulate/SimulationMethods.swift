@@ -1,4 +1,5 @@
 import Foundation
+import LoudnessCore
 
 /// The ways of estimating a cell that `simulate --evaluate` compares with the server's answer,
 /// all on the check-ins of one cell, in calibrated dB (dBFS + the reference offset).
@@ -21,17 +22,13 @@ enum SimulationMethods {
     /// The cell `venue|weekday|hour` the 2013 server put a check-in made at `start` in: weekday
     /// (ISO, 1 = Monday) and hour on the server's clock, whatever the venue's zone.
     static func legacyCellKey(venue: String, start: Date, serverZone: TimeZone) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = serverZone
-        let parts = calendar.dateComponents([.weekday, .hour], from: start)
-        return "\(venue)|\(((parts.weekday ?? 1) + 5) % 7 + 1)|\(parts.hour ?? 0)"
+        let local = VenueClock(timeZone: serverZone).localHour(at: start)
+        return "\(venue)|\(local.weekday)|\(local.hour)"
     }
 
     /// Plain energetic mean of every check-in's Leq, no cleaning, no rejection.
     static func energeticMean(_ checkins: [SimulationTruth.Checkin], referenceOffsetDB: Double) -> Double? {
-        guard let loudest = checkins.map(\.leqDBFS).max() else { return nil }
-        let sum = checkins.reduce(0) { $0 + pow(10, ($1.leqDBFS - loudest) / 10) }
-        return loudest + 10 * log10(sum / Double(checkins.count)) + referenceOffsetDB
+        Level.energeticMean(checkins.map(\.leqDBFS)).map { $0 + referenceOffsetDB }
     }
 
     /// Not an aim, a yardstick: the mean Leq (in dB) of only the clean check-ins. For honest
@@ -45,10 +42,7 @@ enum SimulationMethods {
 
     /// The oracle: the median Leq of only the clean check-ins (the simulator knows which).
     static func oracle(_ checkins: [SimulationTruth.Checkin], referenceOffsetDB: Double) -> Double? {
-        let clean = checkins.filter { $0.contamination == nil }.map(\.leqDBFS).sorted()
-        guard !clean.isEmpty else { return nil }
-        let middle = clean.count / 2
-        let median = clean.count % 2 == 1 ? clean[middle] : (clean[middle - 1] + clean[middle]) / 2
-        return median + referenceOffsetDB
+        RobustStatistics.median(checkins.filter { $0.contamination == nil }.map(\.leqDBFS))
+            .map { $0 + referenceOffsetDB }
     }
 }
