@@ -39,7 +39,7 @@ enum LegacyCheckinTranslator {
             if firstSeconds == nil { firstSeconds = parsed.secondsSince1970 }
             samples.append(
                 CheckinRequest.Sample(
-                    t: RFC3339.format(offsetMinutes: parsed.offsetMinutes, secondsSince1970: parsed.secondsSince1970),
+                    t: RFC3339.format(secondsSince1970: parsed.secondsSince1970, offsetMinutes: parsed.offsetMinutes),
                     average: sample.avgSample?.value, peak: sample.maxSample?.value
                 )
             )
@@ -79,16 +79,4 @@ enum LegacyCheckinTranslator {
 struct LegacyError: Error {
     var message: String
     init(_ message: String) { self.message = message }
-}
-
-extension RFC3339 {
-    /// A time with its own offset: `2012-11-21T21:03:04+11:00`.
-    static func format(offsetMinutes: Int, secondsSince1970: Double) -> String {
-        let utc = format(Date(timeIntervalSince1970: secondsSince1970 + Double(offsetMinutes * 60)))
-        let sign = offsetMinutes < 0 ? "-" : "+"
-        let magnitude = abs(offsetMinutes)
-        let hours = magnitude / 60 < 10 ? "0\(magnitude / 60)" : "\(magnitude / 60)"
-        let minutes = magnitude % 60 < 10 ? "0\(magnitude % 60)" : "\(magnitude % 60)"
-        return utc.dropLast() + "\(sign)\(hours):\(minutes)"
-    }
 }
