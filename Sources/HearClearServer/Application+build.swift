@@ -87,9 +87,7 @@ public func buildRouter(
     MeterController().addRoutes(to: v2)
     try OpenAPIController(path: configuration.openAPIPath).addRoutes(to: v2)
     LegacyController(
-        venues: venues, devices: DeviceRepository(client: client, logger: logger),
-        bands: BandRepository(client: client, logger: logger), ingest: ingest,
-        referenceOffsetDB: configuration.referenceOffsetDB, loudness: loudness
+        venues: venues, devices: DeviceRepository(client: client, logger: logger), ingest: ingest, loudness: loudness
     ).addRoutes(to: router.group("api/v1"))
     try AdminController.build(configuration: configuration, client: client, logger: logger).addRoutes(to: router)
 

@@ -8,10 +8,8 @@ import LoudnessCore
 struct LegacyController {
     let venues: VenueRepository
     let devices: DeviceRepository
-    let bands: BandRepository
     let ingest: CheckinIngest
-    let referenceOffsetDB: Double
-    var loudness: LoudnessReader?
+    let loudness: LoudnessReader
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.get("user/{deviceID}", use: getUser)
@@ -61,21 +59,21 @@ struct LegacyController {
 
     @Sendable func getVenue(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard let venue = try await findVenue(context) else { return LegacyResponse.notFound() }
-        var volume: Double?
-        if let loudness { volume = try await LegacyVolume(reader: loudness).volume(of: venue) }
+        let volume = try await LegacyVolume(reader: loudness).volume(of: venue)
         return LegacyResponse.json(["venue": Self.venueObject(venue), "volume": volume.map { $0 as Any } ?? NSNull()])
     }
 
     @Sendable func getVolume(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard let venue = try await findVenue(context) else { return LegacyResponse.notFound() }
-        let volinfo = if let loudness { try await LegacyVolume(reader: loudness).volinfo(of: venue) } else { [:] }
+        let volinfo = try await LegacyVolume(reader: loudness).volinfo(of: venue)
         return LegacyResponse.json(["venue": Self.venueObject(venue), "volinfo": volinfo])
     }
 
     @Sendable func volumeBounds(_ request: Request, context: AppRequestContext) async throws -> Response {
         var lower = 0.0
         var bounds: [[String: Any]] = []
-        for band in try await bands.current() {
+        let referenceOffsetDB = loudness.referenceOffsetDB
+        for band in try await loudness.currentBands().bands {
             let upper = band.belowDB.map { Self.amplitude(calibratedDB: $0, referenceOffsetDB: referenceOffsetDB) } ?? 1
             bounds.append(["name": band.label, "lowBound": lower, "upBound": upper])
             lower = upper

@@ -7,7 +7,7 @@ import Metrics
 struct CheckinsController {
     let ingest: CheckinIngest
     let checkins: CheckinRepository
-    var loudness: LoudnessReader?
+    let loudness: LoudnessReader
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.post("checkins", use: create)
@@ -46,7 +46,7 @@ struct CheckinsController {
             throw Problem.notFound("no check-in with id \(raw)")
         }
         var body = CheckinBody(checkin: checkin)
-        if let loudness, let levelDBFS = checkin.levelDBFS, checkin.status != "pending" {
+        if let levelDBFS = checkin.levelDBFS, checkin.status != "pending" {
             let offset = try await loudness.loudness.modelOffsetDB(model: checkin.deviceModel)
             let level = loudness.calibratedDB(levelDBFS: Double(levelDBFS), modelOffsetDB: offset)
             body.level = level

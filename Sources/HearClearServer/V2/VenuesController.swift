@@ -5,7 +5,7 @@ import Hummingbird
 /// `PUT` and `GET /api/v2/venues/{venueId}`.
 struct VenuesController {
     let venues: VenueRepository
-    var loudness: LoudnessReader?
+    let loudness: LoudnessReader
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.put("venues/{venueId}", use: put)
@@ -34,13 +34,12 @@ struct VenuesController {
         guard let venue = try await venues.find(externalID: externalID) else {
             throw Problem.notFound("no venue with id \(externalID)")
         }
-        let count = try await venues.checkinCount(venueID: venue.id)
-        var overall: (levelDB: Double, label: String)?
-        if let loudness {
-            let bands = try await loudness.currentBands()
-            overall = LoudnessReader.overall(try await loudness.cells(venueID: venue.id, bands: bands), bands: bands)
-        }
-        return try JSONResponse.make(VenueBody(venue, checkins: count, level: overall?.levelDB, label: overall?.label))
+        // The count does not depend on the loudness reads: it runs beside them.
+        async let count = venues.checkinCount(venueID: venue.id)
+        let bands = try await loudness.currentBands()
+        let overall = LoudnessReader.overall(try await loudness.cells(venueID: venue.id, bands: bands), bands: bands)
+        return try JSONResponse.make(
+            VenueBody(venue, checkins: try await count, level: overall?.levelDB, label: overall?.label))
     }
 
     /// The `{venueId}` path parameter, 400 when it breaks the id rule.
