@@ -9,7 +9,12 @@ public enum DeviceCalibration {
     /// cell with at least one other device (the median, so one odd evening does not make a bias);
     /// flagged when |bias| > 6 dB and at least 3 such check-ins. Pure: no side effects.
     public static func bias(of checkins: [CoLocatedCheckin]) -> DeviceBias {
-        let residuals = checkins.filter { $0.otherDeviceCount > 0 }.map(\.residualDB)
+        bias(ofResiduals: checkins.filter { $0.otherDeviceCount > 0 }.map(\.residualDB))
+    }
+
+    /// `bias(ofResiduals:)`: the same rule over residuals already taken against other devices
+    /// (as `checkin_hours` stores them).
+    public static func bias(ofResiduals residuals: [Double]) -> DeviceBias {
         let bias = RobustStatistics.median(residuals)
         let flagged = residuals.count >= minimumCheckins && abs(bias ?? 0) > flagThresholdDB
         return DeviceBias(biasDB: bias, checkinCount: residuals.count, isFlagged: flagged)

@@ -22,7 +22,6 @@ public struct DeviceReport: Sendable, Equatable {
         checkins = summary.checkins
         lastSeenAt = summary.lastSeenAt
         excluded = summary.excluded
-        bias = DeviceCalibration.bias(
-            of: summary.residualsDB.map { CoLocatedCheckin(levelDB: $0, cellEstimateDB: 0, otherDeviceCount: 1) })
+        bias = DeviceCalibration.bias(ofResiduals: summary.residualsDB)
     }
 }
