@@ -23,8 +23,6 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
             body = try await request.body.collect(upTo: wireLimit)
         } catch is NIOTooManyBytesError {
             throw Self.tooLarge("the body is larger than the limit of \(wireLimit) bytes")
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw Self.tooLarge("the body is larger than the limit of \(wireLimit) bytes")
         }
         let decompressedLimit = large ? BodyLimits.meterBytes : BodyLimits.decompressedBytes
         let encoding = (request.headers[.contentEncoding] ?? "identity").lowercased()
