@@ -89,7 +89,8 @@ public func buildRouter(
     LegacyController(
         venues: venues, devices: DeviceRepository(client: client, logger: logger), ingest: ingest, loudness: loudness
     ).addRoutes(to: router.group("api/v1"))
-    try AdminController.build(configuration: configuration, client: client, logger: logger).addRoutes(to: router)
+    try AdminController.build(configuration: configuration, client: client, loudness: loudness, logger: logger)
+        .addRoutes(to: router)
 
     routeIndex.load(router.routes.map { ("\($0.path)", $0.method) })
     return router

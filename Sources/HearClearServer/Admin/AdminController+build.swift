@@ -8,9 +8,10 @@ extension AdminController {
 
     /// The whole admin, wired to the database: credentials resolved (a dev run's password
     /// generated and printed once) and templates loaded now, so that a mistake stops the start.
-    static func build(configuration: ServerConfiguration, client: PostgresClient, logger: Logger) throws
-        -> AdminController
-    {
+    /// `loudness` is the API's reader: the admin reads venues, cells and bands through it.
+    static func build(
+        configuration: ServerConfiguration, client: PostgresClient, loudness: LoudnessReader, logger: Logger
+    ) throws -> AdminController {
         let credentials = try AdminCredentials.resolve(configuration, logger: logger)
         let renderer = try AdminRenderer(directory: configuration.adminDirectory)
         let sessions = AdminSessionStore(
@@ -22,13 +23,8 @@ extension AdminController {
             credentials: credentials, throttle: AdminLoginThrottle(client: client, logger: logger), sessions: sessions,
             audit: audit
         )
-        let venueStore = VenueRepository(client: client, logger: logger)
+        let venueStore = loudness.venues
         let adminVenues = AdminVenueRepository(client: client, logger: logger)
-        let loudness = LoudnessReader(
-            venues: venueStore, loudness: LoudnessRepository(client: client, logger: logger),
-            bands: BandRepository(client: client, logger: logger), referenceOffsetDB: configuration.referenceOffsetDB,
-            logger: logger
-        )
         let pages: [any AdminPageRoutes] = [
             AdminDashboard(
                 overview: AdminOverviewRepository(client: client, logger: logger), audit: audit, renderer: renderer,
@@ -44,7 +40,7 @@ extension AdminController {
             ),
             AdminCheckins(
                 checkins: CheckinRepository(client: client, logger: logger), venueStore: venueStore,
-                venues: adminVenues, loudness: LoudnessRepository(client: client, logger: logger),
+                venues: adminVenues, loudness: loudness.loudness,
                 overrides: CheckinOverrideRepository(client: client, logger: logger),
                 aggregator: Aggregator(client: client, logger: logger, memoryCapacity: 0), audit: audit,
                 renderer: renderer,
@@ -55,7 +51,7 @@ extension AdminController {
                 administration: DeviceAdministration(client: client, logger: logger), audit: audit, renderer: renderer
             ),
             AdminBands(
-                bands: BandRepository(client: client, logger: logger), audit: audit, renderer: renderer,
+                bands: loudness.bands, audit: audit, renderer: renderer,
                 referenceOffsetDB: configuration.referenceOffsetDB
             ),
         ]
