@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "AudioMetering", dependencies: ["CSndFile"]),
         .executableTarget(name: "audiometer-bench", dependencies: ["AudioMetering"]),
         .executableTarget(name: "judge-bench", dependencies: ["LoudnessCore"]),
-        // Test-only: in-memory encoding of test audio, for the metering and server tests.
+        // Test-only: in-memory encoding of test audio (TestAudioEncoder), for the metering and server tests.
         .target(name: "AudioTestSupport", dependencies: ["CSndFile"]),
         .target(
             name: "HearClearStore",

@@ -4,10 +4,6 @@ import Foundation
 
 /// Audio files for the meter's tests, encoded by libsndfile in memory.
 enum TestAudio {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
-
     static let wav16 = Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16)
     static let flac16 = Int32(SF_FORMAT_FLAC | SF_FORMAT_PCM_16)
 
@@ -33,24 +29,6 @@ enum TestAudio {
 
     /// `interleaved` holds `channels` samples per frame, full scale ±1.
     static func encode(_ interleaved: [Float], channels: Int, sampleRate: Int, format: Int32) throws -> Data {
-        let sink = MemoryByteSink()
-        var io = MemoryByteSink.virtualIO()
-        var info = SF_INFO(
-            frames: 0, samplerate: Int32(sampleRate), channels: Int32(channels), format: format, sections: 0,
-            seekable: 0)
-        guard sf_format_check(&info) == Int32(SF_TRUE) else {
-            throw Failure(description: "bad format 0x\(String(format, radix: 16))")
-        }
-        guard let handle = sf_open_virtual(&io, Int32(SFM_WRITE), &info, Unmanaged.passUnretained(sink).toOpaque())
-        else { throw Failure(description: String(cString: sf_strerror(nil))) }
-        // Full scale (1.0) must clip to the largest integer, not wrap round to −1.
-        sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
-        let frames = interleaved.count / channels
-        let written = interleaved.withUnsafeBufferPointer {
-            sf_writef_float(handle, $0.baseAddress, sf_count_t(frames))
-        }
-        let message = String(cString: sf_strerror(handle))
-        guard sf_close(handle) == 0, written == frames else { throw Failure(description: message) }
-        return Data(sink.bytes)
+        try TestAudioEncoder.encode(interleaved, channels: channels, sampleRate: sampleRate, format: format)
     }
 }
