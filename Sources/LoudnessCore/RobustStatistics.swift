@@ -30,14 +30,12 @@ public enum RobustStatistics {
     public static func percentile(_ values: [Double], _ percent: Double) -> Double? {
         guard !values.isEmpty else { return nil }
         var values = values
-        let fraction = min(max(percent, 0), 100) / 100
-        let position = Double(values.count - 1) * fraction
-        let lower = Int(position.rounded(.down))
+        let (lower, weight) = rank(count: values.count, percent: percent)
         let low = select(lower, in: &values)
         guard lower + 1 < values.count else { return low }
         // After selection everything after `lower` is ≥ its value: the smallest is the next rank.
         let high = values[(lower + 1)...].min()!
-        return low + (position - Double(lower)) * (high - low)
+        return low + weight * (high - low)
     }
 
     /// `select(_:in:)`: the value of rank `k` (0-based) of `values`, as if sorted ascending, in
@@ -79,12 +77,17 @@ public enum RobustStatistics {
     /// `percentile(sorted:_:)`: as ``percentile(_:_:)`` for values already sorted ascending.
     public static func percentile(sorted: [Double], _ percent: Double) -> Double? {
         guard !sorted.isEmpty else { return nil }
-        let fraction = min(max(percent, 0), 100) / 100
-        let position = Double(sorted.count - 1) * fraction
-        let lower = Int(position.rounded(.down))
+        let (lower, weight) = rank(count: sorted.count, percent: percent)
         let upper = min(lower + 1, sorted.count - 1)
-        let weight = position - Double(lower)
         return sorted[lower] + weight * (sorted[upper] - sorted[lower])
+    }
+
+    /// The lower closest rank of the `percent`-th percentile of `count` values, and the weight of
+    /// the next one: `h = (count − 1)·p/100` gives `(⌊h⌋, h − ⌊h⌋)`.
+    private static func rank(count: Int, percent: Double) -> (lower: Int, weight: Double) {
+        let position = Double(count - 1) * (min(max(percent, 0), 100) / 100)
+        let lower = Int(position.rounded(.down))
+        return (lower, position - Double(lower))
     }
 
     /// `weightedMedian(_:)`: the value at which the cumulative weight (values ascending) first
