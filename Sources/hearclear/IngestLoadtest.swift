@@ -94,6 +94,11 @@ struct IngestLoadtest: AsyncParsableCommand {
         if let error = results.firstError { print("first failure: \(error)") }
     }
 
+    /// `duration` in whole microseconds, at least 1, for the histograms.
+    static func microseconds(_ duration: Duration) -> UInt64 {
+        UInt64(max(1, duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000))
+    }
+
     struct ClientResult: Sendable {
         var ok = 0
         var failed = 0
@@ -137,12 +142,7 @@ struct IngestLoadtest: AsyncParsableCommand {
                 let response = try await client.execute(request, timeout: .seconds(30))
                 let answer = try await response.body.collect(upTo: 1 << 20)
                 let elapsed = ContinuousClock.now - start
-                _ = result.latency.record(
-                    UInt64(
-                        max(
-                            1,
-                            elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000)
-                    ))
+                _ = result.latency.record(Self.microseconds(elapsed))
                 if response.status.code == 201 || response.status.code == 200 {
                     result.ok += 1
                 } else {
@@ -186,12 +186,7 @@ struct IngestLoadtest: AsyncParsableCommand {
                 let status = (try? JSONSerialization.jsonObject(with: Data(buffer: read)) as? [String: Any])?["status"]
                 if let status = status as? String, status != "pending" {
                     let elapsed = ContinuousClock.now - created
-                    _ = result.freshness.record(
-                        UInt64(
-                            max(
-                                1,
-                                elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds
-                                    / 1_000_000_000_000)))
+                    _ = result.freshness.record(Self.microseconds(elapsed))
                     break
                 }
                 try await Task.sleep(for: .milliseconds(10))
