@@ -23,12 +23,11 @@ struct AdminDevices: AdminPageRoutes {
         let excludedOnly = request.uri.queryParameters["excluded"] != nil
         let paging = AdminPaging(request, size: Self.pageSize)
         let rows = try await devices.list(excludedOnly: excludedOnly, limit: paging.limit, offset: paging.offset)
-        let links = paging.links(
-            base: excludedOnly ? "/farmer/devices?excluded=1" : "/farmer/devices", fetched: rows.count)
+        let shown = paging.cut(rows, base: excludedOnly ? "/farmer/devices?excluded=1" : "/farmer/devices")
         let notice = request.uri.queryParameters["done"].flatMap { DevicesPage.notice(for: String($0)) }
         let page = DevicesPage(
-            chrome: AdminChrome(session, section: .devices), rows: Array(rows.prefix(Self.pageSize)),
-            excludedOnly: excludedOnly, page: paging.page, previous: links.previous, next: links.next, notice: notice
+            chrome: AdminChrome(session, section: .devices), rows: shown.rows, excludedOnly: excludedOnly,
+            page: paging.page, previous: shown.previous, next: shown.next, notice: notice
         )
         return renderer.page("devices", page)
     }

@@ -18,11 +18,12 @@ struct AdminPaging {
     /// Ask for one row more than shown, to know whether a next page exists.
     var limit: Int { size + 1 }
 
-    /// Links to the previous and next page, given the rows fetched with ``limit``.
-    func links(base: String, fetched: Int) -> (previous: String?, next: String?) {
+    /// The page's rows out of those fetched with ``limit``, and links to the previous and next
+    /// page of `base`.
+    func cut<Row>(_ fetched: [Row], base: String) -> (rows: [Row], previous: String?, next: String?) {
         let separator = base.contains("?") ? "&" : "?"
         let previous = page > 1 ? base + separator + "page=\(page - 1)" : nil
-        let next = fetched > size && page < Self.maximumPage ? base + separator + "page=\(page + 1)" : nil
-        return (previous, next)
+        let next = fetched.count > size && page < Self.maximumPage ? base + separator + "page=\(page + 1)" : nil
+        return (Array(fetched.prefix(size)), previous, next)
     }
 }

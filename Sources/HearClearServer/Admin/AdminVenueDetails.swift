@@ -14,14 +14,13 @@ struct AdminVenueDetails: Sendable {
         async let rows = venues.checkins(venueID: venue.id, limit: paging.limit, offset: paging.offset)
         let bands = try await loudness.currentBands()
         let cells = try await loudness.cells(venueID: venue.id, bands: bands)
-        let fetched = try await rows
-        let links = paging.links(base: "/farmer/venues/\(venue.externalID)", fetched: fetched.count)
+        let shown = paging.cut(try await rows, base: "/farmer/venues/\(venue.externalID)")
         return try await VenuePage(
             chrome: chrome, venue: venue, checkinCount: count, lastCheckinAt: lastCheckin,
-            checkins: Array(fetched.prefix(paging.size)), referenceOffsetDB: referenceOffsetDB,
+            checkins: shown.rows, referenceOffsetDB: referenceOffsetDB,
             heatMap: cells.isEmpty ? nil : HeatMap(cells: cells, bands: bands),
             overall: LoudnessReader.overall(cells, bands: bands),
-            previous: links.previous, next: links.next
+            previous: shown.previous, next: shown.next
         )
     }
 }

@@ -26,10 +26,10 @@ struct AdminVenues: AdminPageRoutes {
         let paging = AdminPaging(request, size: Self.pageSize)
         let rows = try await venues.list(search: search, limit: paging.limit, offset: paging.offset)
         let base = "/farmer/venues" + (search.map { "?q=" + AdminFormat.queryValue($0) } ?? "")
-        let links = paging.links(base: base, fetched: rows.count)
+        let shown = paging.cut(rows, base: base)
         let page = VenueListPage(
-            chrome: AdminChrome(session, section: .venues), search: search, page: paging.page,
-            rows: Array(rows.prefix(Self.pageSize)), previous: links.previous, next: links.next
+            chrome: AdminChrome(session, section: .venues), search: search, page: paging.page, rows: shown.rows,
+            previous: shown.previous, next: shown.next
         )
         return renderer.page("venues", page)
     }
