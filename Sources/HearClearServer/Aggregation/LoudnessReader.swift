@@ -53,9 +53,19 @@ struct LoudnessReader: Sendable {
     /// with data counts once, so a venue is not judged by its busiest hour alone), with its label.
     /// `nil` without cells.
     static func overall(_ cells: [Cell], bands: Bands) -> (levelDB: Double, label: String)? {
-        guard let median = RobustStatistics.median(cells.map(\.levelDB)) else { return nil }
-        let level = rounded(median)
+        guard let level = overallLevel(cells.map(\.levelDB)) else { return nil }
         return (level, label(ofCalibratedDB: level, bands: bands))
+    }
+
+    /// The overall level alone (no bands to read), as ``overall(_:bands:)`` computes it.
+    func overallLevel(venueID: Int64) async throws -> Double? {
+        Self.overallLevel(
+            try await loudness.cells(venueID: venueID).map { Self.rounded($0.levelDBFS + referenceOffsetDB) })
+    }
+
+    /// The rounded median of cells' reported levels.
+    private static func overallLevel(_ levels: [Double]) -> Double? {
+        RobustStatistics.median(levels).map(rounded)
     }
 
     /// Calibrated dB of a check-in's raw dBFS level and the device model's offset.

@@ -19,10 +19,8 @@ struct LegacyVolume {
         guard try await reader.loudness.includedCheckinCount(venueID: venue.id) >= Self.minimumCheckins else {
             return nil
         }
-        let bands = try await reader.currentBands()
-        let cells = try await reader.cells(venueID: venue.id, bands: bands)
-        guard let overall = LoudnessReader.overall(cells, bands: bands) else { return nil }
-        return LegacyController.amplitude(calibratedDB: overall.levelDB, referenceOffsetDB: reader.referenceOffsetDB)
+        guard let level = try await reader.overallLevel(venueID: venue.id) else { return nil }
+        return LegacyController.amplitude(calibratedDB: level, referenceOffsetDB: reader.referenceOffsetDB)
     }
 
     /// `volinfo` of `venue/{id}/volume`: `Mon`…`Sun` (days with data only), hours in order.
