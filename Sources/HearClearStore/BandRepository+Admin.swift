@@ -21,55 +21,14 @@ extension BandRepository {
     }
 }
 
-/// How many stored cells would get another label under other bands.
-public struct BandChangePreview: Sendable, Equatable {
-    public struct Transition: Sendable, Equatable {
-        public var from: String
-        public var to: String
-        public var cells: Int
-    }
-
-    public var totalCells: Int
-    public var changedCells: Int
-    /// Label changes, most cells first.
-    public var transitions: [Transition]
-}
-
 extension BandRepository {
-    /// Labels every cell under `current` and `proposed` bands and counts the differences, in one
-    /// pass over `loudness_cells` in the database. A cell's label is that of its calibrated level
-    /// (model-corrected dBFS + `referenceOffsetDB`) rounded half away from zero to 0.1 dB, as v1,
-    /// v2 and the admin report it; `width_bucket` puts a level equal to a bound in the band above,
-    /// as `Bands` does.
-    public func previewChange(from current: [StoredBand], to proposed: [StoredBand], referenceOffsetDB: Double)
-        async throws -> BandChangePreview
-    {
-        func bounds(_ bands: [StoredBand]) -> [Double] {
-            let finite = bands.compactMap(\.belowDB)
-            return finite.isEmpty ? [.infinity] : finite
-        }
+    /// How many cells have each stored level (model-corrected dBFS): what a preview of a band
+    /// change labels, in one pass over `loudness_cells`.
+    public func cellLevelCounts() async throws -> [(levelDBFS: Double, cells: Int)] {
         let rows = try await client.query(
-            """
-            WITH labelled AS (
-                SELECT (\(current.map(\.label))::text[])[width_bucket(r.level, \(bounds(current))::float8[]) + 1] AS before,
-                       (\(proposed.map(\.label))::text[])[width_bucket(r.level, \(bounds(proposed))::float8[]) + 1] AS after
-                FROM loudness_cells c
-                CROSS JOIN LATERAL (SELECT abs((c.level_dbfs::float8 + \(referenceOffsetDB)) * 10) AS tenths,
-                                           sign(c.level_dbfs::float8 + \(referenceOffsetDB)) AS sign) t
-                CROSS JOIN LATERAL (
-                    SELECT t.sign * (CASE WHEN t.tenths - floor(t.tenths) >= 0.5 THEN ceil(t.tenths)
-                                          ELSE floor(t.tenths) END) / 10 AS level) r)
-            SELECT before, after, count(*) FROM labelled GROUP BY before, after ORDER BY count(*) DESC, before, after
-            """,
-            logger: logger
-        )
-        var preview = BandChangePreview(totalCells: 0, changedCells: 0, transitions: [])
-        for try await (before, after, count) in rows.decode((String?, String?, Int).self) {
-            preview.totalCells += count
-            guard before != after else { continue }
-            preview.changedCells += count
-            preview.transitions.append(.init(from: before ?? "?", to: after ?? "?", cells: count))
-        }
-        return preview
+            "SELECT level_dbfs::float8, count(*) FROM loudness_cells GROUP BY level_dbfs", logger: logger)
+        var counts: [(levelDBFS: Double, cells: Int)] = []
+        for try await (level, cells) in rows.decode((Double, Int).self) { counts.append((level, cells)) }
+        return counts
     }
 }

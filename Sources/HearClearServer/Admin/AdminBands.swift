@@ -1,6 +1,7 @@
 import Foundation
 import HearClearStore
 import Hummingbird
+import LoudnessCore
 
 /// `/farmer/bands`: the bands in force, an editor, a preview of how many cells would change
 /// label, and saving (which applies at once: every reader labels with the current bands).
@@ -40,8 +41,9 @@ struct AdminBands: AdminPageRoutes {
             return try await page(context, form: form, problems: error.problems, status: .unprocessableContent)
         case .success(let proposed):
             let current = try await bands.current()
-            let change = try await bands.previewChange(
-                from: current, to: proposed, referenceOffsetDB: referenceOffsetDB)
+            let change = BandChangePreview(
+                levels: try await bands.cellLevelCounts(), from: Self.bands(current), to: Self.bands(proposed),
+                referenceOffsetDB: referenceOffsetDB)
             return try await page(context, form: form, preview: BandsPage.Preview(change), current: current)
         }
     }
@@ -59,5 +61,11 @@ struct AdminBands: AdminPageRoutes {
             )
             return AdminRenderer.redirect(to: "/farmer/bands?saved=1")
         }
+    }
+
+    /// Stored bands as the readers apply them: the defaults if the stored set is invalid (as
+    /// ``LoudnessReader/currentBands()``).
+    static func bands(_ stored: [StoredBand]) -> Bands {
+        (try? LoudnessReader.bands(stored)) ?? .standard
     }
 }

@@ -28,11 +28,16 @@ struct LoudnessReader: Sendable {
     func currentBands() async throws -> Bands {
         let stored = try await bands.current()
         do {
-            return try Bands(stored.map { Band(label: $0.label, belowDB: $0.belowDB) })
+            return try Self.bands(stored)
         } catch {
             logger.error("bands in the database are invalid; using the defaults", metadata: ["error": "\(error)"])
             return .standard
         }
+    }
+
+    /// Stored bands as a validated set.
+    static func bands(_ stored: [StoredBand]) throws -> Bands {
+        try Bands(stored.map { Band(label: $0.label, belowDB: $0.belowDB) })
     }
 
     /// The venue's cells, Monday 0:00 first.
