@@ -27,7 +27,7 @@ public struct AggregationQueue: Sendable {
     public struct Batch: Sendable, Equatable {
         /// Venues processed, their entries removed, oldest entry first.
         public var processed: [Int64]
-        /// Queued venues another worker holds: leave them to it.
+        /// Queued venues another worker holds (or has just processed): leave them to it.
         public var busy: [Int64]
         /// Nothing (else) is queued.
         public var isEmpty: Bool { processed.isEmpty && busy.isEmpty }
@@ -71,26 +71,43 @@ public struct AggregationQueue: Sendable {
         try await client.transaction(logger: logger) { connection in
             // The candidates are chosen (and limited) before any lock is tried, so no venue beyond
             // them is locked; each free one is locked in the same statement.
-            let rows = try await connection.query(
+            let candidates = try await connection.query(
                 """
                 WITH candidates AS MATERIALIZED (
-                    SELECT venue_id, min(id) AS first, array_agg(id) AS ids, bool_and(checkins_only) AS from_ingest
-                    FROM aggregation_queue WHERE venue_id <> ALL(\(Array(skipping)))
+                    SELECT venue_id, min(id) AS first FROM aggregation_queue WHERE venue_id <> ALL(\(Array(skipping)))
                     GROUP BY venue_id ORDER BY min(id) LIMIT \(max(1, limit)))
-                SELECT venue_id, ids, from_ingest, pg_try_advisory_xact_lock(venue_id) FROM candidates ORDER BY first
+                SELECT venue_id, pg_try_advisory_xact_lock(venue_id) FROM candidates ORDER BY first
                 """,
                 logger: logger)
+            var locked: [Int64] = []
+            var batch = Batch()
+            for try await (venueID, isLocked) in candidates.decode((Int64, Bool).self) {
+                if isLocked { locked.append(venueID) } else { batch.busy.append(venueID) }
+            }
+            guard !locked.isEmpty else { return (batch, nil) }
+            // The entries are read again now that the locks are held: that statement's snapshot may
+            // predate another worker's commit, and only a lock holder deletes a venue's entries. A
+            // venue whose entries are gone was just processed by another worker.
+            let entries = try await connection.query(
+                """
+                SELECT venue_id, array_agg(id), bool_and(checkins_only) FROM aggregation_queue
+                WHERE venue_id = ANY(\(locked)) GROUP BY venue_id
+                """,
+                logger: logger)
+            var queued: [Int64: (ids: [Int64], checkinsOnly: Bool)] = [:]
+            for try await (venueID, ids, only) in entries.decode((Int64, [Int64], Bool).self) {
+                queued[venueID] = (ids, only)
+            }
             var claims: [Claim] = []
             var seen: [Int64] = []
-            var batch = Batch()
-            for try await (venueID, ids, only, locked) in rows.decode((Int64, [Int64], Bool, Bool).self) {
-                if locked {
-                    claims.append(Claim(venueID: venueID, checkinsOnly: only))
-                    seen += ids
-                    batch.processed.append(venueID)
-                } else {
+            for venueID in locked {
+                guard let entry = queued[venueID] else {
                     batch.busy.append(venueID)
+                    continue
                 }
+                claims.append(Claim(venueID: venueID, checkinsOnly: entry.checkinsOnly))
+                seen += entry.ids
+                batch.processed.append(venueID)
             }
             guard !claims.isEmpty else { return (batch, nil) }
             let output: Output
