@@ -32,9 +32,11 @@ let package = Package(
         .executableTarget(name: "judge-bench", dependencies: ["LoudnessCore"]),
         // Test-only: in-memory encoding of test audio (TestAudioEncoder), for the metering and server tests.
         .target(name: "AudioTestSupport", dependencies: ["CSndFile"]),
+        // PostgreSQL only: SQL in folders by concern, the queue, the embedded cluster, migrations.
         .target(
             name: "HearClearStore",
             dependencies: [
+                "LoudnessCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -49,9 +51,25 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // No HTTP: the aggregation worker, intake, the loudness reads, devices, configuration.
+        .target(
+            name: "HearClearEngine",
+            dependencies: [
+                "HearClearStore",
+                "LoudnessCore",
+                "AudioMetering",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // HTTP only: /api/v1, /api/v2, /farmer, middleware.
         .target(
             name: "HearClearServer",
             dependencies: [
+                "HearClearEngine",
                 "HearClearStore",
                 "LoudnessCore",
                 "AudioMetering",
@@ -71,7 +89,9 @@ let package = Package(
         .executableTarget(
             name: "hearclear",
             dependencies: [
+                "HearClearEngine",
                 "HearClearServer",
+                "AudioMetering",
                 "HearClearStore",
                 "LoudnessCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -93,6 +113,8 @@ let package = Package(
             name: "HearClearServerTests",
             dependencies: [
                 "HearClearServer",
+                "HearClearEngine",
+                "LoudnessCore",
                 "HearClearStore",
                 "HearClearTestSupport",
                 "CSndFile",

@@ -1,4 +1,5 @@
 import Foundation
+import HearClearEngine
 import HearClearStore
 import Hummingbird
 import Logging
@@ -36,7 +37,8 @@ public func buildApplication(
     services.append(client)
 
     let runner = MigrationRunner(client: client, migrations: migrations, logger: logger)
-    let router = try buildRouter(configuration: configuration, client: client, migrations: runner, logger: logger)
+    let engine = Engine(client: client, configuration: configuration.engine, logger: logger)
+    let router = try buildRouter(configuration: configuration, engine: engine, migrations: runner)
     let schemaReady = StartupGate()
     var app = Application(
         router: router,
@@ -51,15 +53,13 @@ public func buildApplication(
         await schemaReady.open()
     }
     // After the client, so that it stops before the client does.
-    app.addServices(
-        AggregationWorker(
-            client: client, logger: logger, gate: schemaReady, concurrency: configuration.aggregationWorkers))
+    app.addServices(engine.worker(gate: schemaReady))
     return app
 }
 
 /// The routes of v1, v2 and operations, behind the error, compression and size-limit middleware.
 public func buildRouter(
-    configuration: ServerConfiguration, client: PostgresClient, migrations: MigrationRunner, logger: Logger
+    configuration: ServerConfiguration, engine: Engine, migrations: MigrationRunner
 ) throws -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
     let routeIndex = RouteIndex()
@@ -69,28 +69,18 @@ public func buildRouter(
     router.add(middleware: ErrorMiddleware(routes: routeIndex))
     router.add(middleware: BodyLimitMiddleware())
 
-    let cache = IngestCache()
-    let venues = VenueRepository(client: client, logger: logger, cache: cache)
-    let checkins = CheckinRepository(client: client, logger: logger, cache: cache)
-    let ingest = CheckinIngest(checkins: checkins, maxDistanceMetres: configuration.maxDistanceMetres)
-    let loudness = LoudnessReader(
-        venues: venues, loudness: LoudnessRepository(client: client, logger: logger),
-        bands: BandRepository(client: client, logger: logger), referenceOffsetDB: configuration.referenceOffsetDB,
-        logger: logger)
-
-    HealthController(client: client, migrations: migrations).addRoutes(to: router)
+    HealthController(client: engine.client, migrations: migrations).addRoutes(to: router)
     MetricsController(registry: PrometheusMetricsFactory.defaultRegistry).addRoutes(to: router)
     let v2 = router.group("api/v2")
-    VenuesController(venues: venues, loudness: loudness).addRoutes(to: v2)
-    CheckinsController(ingest: ingest, checkins: checkins, loudness: loudness).addRoutes(to: v2)
-    LoudnessController(reader: loudness).addRoutes(to: v2)
+    VenuesController(venues: engine.venues).addRoutes(to: v2)
+    CheckinsController(intake: engine.intake, loudness: engine.loudness).addRoutes(to: v2)
+    LoudnessController(loudness: engine.loudness).addRoutes(to: v2)
     MeterController().addRoutes(to: v2)
     try OpenAPIController(path: configuration.openAPIPath).addRoutes(to: v2)
     LegacyController(
-        venues: venues, devices: DeviceRepository(client: client, logger: logger), ingest: ingest, loudness: loudness
+        venues: engine.venues, devices: engine.devices, intake: engine.intake, loudness: engine.loudness
     ).addRoutes(to: router.group("api/v1"))
-    try AdminController.build(configuration: configuration, client: client, loudness: loudness, logger: logger)
-        .addRoutes(to: router)
+    try AdminController.build(configuration: configuration, engine: engine).addRoutes(to: router)
 
     routeIndex.load(router.routes.map { ("\($0.path)", $0.method) })
     return router

@@ -2,7 +2,7 @@ import Foundation
 
 /// A validated, ordered list of loudness bands covering every level, in calibrated dB.
 public struct Bands: Sendable, Equatable {
-    /// DESIGN §4 defaults: quiet < 70, moderate 70–75, loud 75–80, very loud ≥ 80.
+    /// The defaults (docs/ARCHITECTURE.md, "Bands and labels"): quiet < 70, moderate 70–75, loud 75–80, very loud ≥ 80.
     public static let standard = Bands(unchecked: [
         Band(label: "quiet", belowDB: 70),
         Band(label: "moderate", belowDB: 75),

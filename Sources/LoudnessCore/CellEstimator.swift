@@ -1,4 +1,5 @@
-/// Robust estimation of one cell across its check-ins (DESIGN §4), in dB.
+/// Robust estimation of one cell across its check-ins (docs/ARCHITECTURE.md, "Judging a venue"),
+/// in dB.
 ///
 /// Without a ``CellContext`` (a venue too new to know its spread), the cell is judged alone:
 /// 1. Modified z-score (Iglewicz–Hoaglin) per check-in, `0.6745·(x − median)/MAD` over all the
@@ -37,7 +38,7 @@ public struct CellEstimator: Sendable {
     /// Multiplier of the standard error in the range. Default 1.96.
     public var rangeZ: Double = 1.96
 
-    /// `init()`: the DESIGN §4 defaults.
+    /// `init()`: the defaults of docs/ARCHITECTURE.md, "Judging a venue".
     public init() {}
 
     /// `estimate(_:context:)`: the cell estimate, or `nil` for no check-ins or when every one

@@ -7,7 +7,7 @@ public struct CheckinJudgement: Sendable, Equatable {
     /// Machine-readable reasons (empty when included): the check-in's exclusion reasons, then the
     /// cleaning verdict (``CheckinExclusion``), ``JudgementReason/tooFewSecondsPerHour`` or
     /// ``JudgementReason/cellOutlier``.
-    public let reasons: [String]
+    public let reasons: [JudgementReason]
     /// Energetic mean of the kept seconds, raw dBFS; `nil` when no second was kept.
     public let levelDBFS: Double?
     /// Seconds kept by cleaning.
@@ -19,7 +19,7 @@ public struct CheckinJudgement: Sendable, Equatable {
 
     /// `init(...)`: memberwise.
     public init(
-        checkinID: String, status: CheckinStatus, reasons: [String], levelDBFS: Double?, validSeconds: Int,
+        checkinID: String, status: CheckinStatus, reasons: [JudgementReason], levelDBFS: Double?, validSeconds: Int,
         hours: [HourJudgement], cleaning: CleaningSummary? = nil
     ) {
         self.checkinID = checkinID

@@ -1,4 +1,5 @@
-/// The thresholds of ``SessionCleaner``; the defaults are those of DESIGN §4.
+/// The thresholds of ``SessionCleaner``; the defaults are those of docs/ARCHITECTURE.md,
+/// "Cleaning a check-in".
 ///
 /// Windows are in seconds of offset, not sample counts, so gaps shrink a window rather than
 /// stretching it; each half-width gets 0.5 s of tolerance for float rounding of stored offsets.
@@ -32,6 +33,6 @@ public struct CleaningRules: Sendable, Equatable {
     /// …and at least this share of its seconds valid. Default 0.5.
     public var minimumValidShare: Double = 0.5
 
-    /// `init()`: the DESIGN §4 defaults.
+    /// `init()`: the defaults of docs/ARCHITECTURE.md, "Cleaning a check-in".
     public init() {}
 }

@@ -1,8 +1,8 @@
 /// A device's residual bias against cell estimates, and whether admins should look at it.
 public enum DeviceCalibration {
-    /// |bias| above this flags the device. DESIGN §4: 6 dB.
+    /// |bias| above this flags the device. 6 dB (docs/ARCHITECTURE.md, "Devices and calibration").
     public static let flagThresholdDB: Double = 6
-    /// Fewest co-located check-ins before a device can be flagged. DESIGN §4: 3.
+    /// Fewest co-located check-ins before a device can be flagged. 3 (docs/ARCHITECTURE.md, "Devices and calibration").
     public static let minimumCheckins = 3
 
     /// `bias(of:)`: the median of `levelDB − cellEstimateDB` over the check-ins that share their

@@ -1,4 +1,5 @@
-/// The statistics of one check-in within one venue-local hour (DESIGN §4), in dBFS.
+/// The statistics of one check-in within one venue-local hour
+/// (docs/ARCHITECTURE.md, "Cleaning a check-in"), in dBFS.
 ///
 /// Exceedance levels are percentiles of the kept per-second averages: L10 (exceeded 10 % of the
 /// time) = 90th percentile, L50 = median, L90 = 10th percentile, by linear interpolation

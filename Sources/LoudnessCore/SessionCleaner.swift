@@ -1,4 +1,5 @@
-/// Cleans the per-second samples of one check-in and judges whether it is usable (DESIGN §4).
+/// Cleans the per-second samples of one check-in and judges whether it is usable
+/// (docs/ARCHITECTURE.md, "Cleaning a check-in").
 ///
 /// Steps, each looking only at the seconds still kept by the steps before it:
 /// 1. `invalid`: average at or below −120 dBFS, above +6 dBFS, non-finite, or peak more than
@@ -14,7 +15,7 @@
 /// it is excluded as `stuck_meter` or `dropout` when that reason removed more than half of the
 /// removed seconds, else `too_few_valid_seconds` (under 15 valid) or `too_little_valid_share`.
 public struct SessionCleaner: Sendable {
-    /// The thresholds used; DESIGN §4 defaults unless changed.
+    /// The thresholds used; the defaults unless changed.
     public var rules: CleaningRules
 
     /// `init(rules:)`: a cleaner with the given thresholds.

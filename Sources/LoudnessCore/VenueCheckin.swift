@@ -14,7 +14,7 @@ public struct VenueCheckin: Sendable, Equatable {
     public let modelOffsetDB: Double
     /// Reasons decided outside cleaning that exclude the whole check-in, e.g.
     /// `too_far_from_venue` or `device_excluded`. Empty for a usable check-in.
-    public let exclusionReasons: [String]
+    public let exclusionReasons: [JudgementReason]
     /// An admin forced it in: it counts in every cell where a piece has the 10 valid seconds,
     /// whatever its exclusion reasons, the cleaning verdict and the outlier test say.
     public let forcedInclusion: Bool
@@ -22,7 +22,7 @@ public struct VenueCheckin: Sendable, Equatable {
     /// `init(...)`: checks that there is one local hour per sample.
     public init(
         id: String, deviceID: String, samples: SessionSamples, localHours: [LocalHour], modelOffsetDB: Double = 0,
-        exclusionReasons: [String] = [], forcedInclusion: Bool = false
+        exclusionReasons: [JudgementReason] = [], forcedInclusion: Bool = false
     ) throws(SessionSamplesError) {
         guard localHours.count == samples.count else {
             throw .lengthMismatch(field: "localHours", expected: samples.count, actual: localHours.count)
@@ -40,7 +40,7 @@ public struct VenueCheckin: Sendable, Equatable {
     /// A check-in already cleaned: judged from its stored ``CleaningSummary``.
     public init(
         id: String, deviceID: String, summary: CleaningSummary, modelOffsetDB: Double = 0,
-        exclusionReasons: [String] = [],
+        exclusionReasons: [JudgementReason] = [],
         forcedInclusion: Bool = false
     ) {
         self.id = id

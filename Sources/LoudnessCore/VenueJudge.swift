@@ -1,4 +1,4 @@
-/// Re-judges all the check-ins of one venue and estimates its cells (DESIGN §4). Pure.
+/// Re-judges all the check-ins of one venue and estimates its cells (docs/ARCHITECTURE.md, "Judging a venue"). Pure.
 ///
 /// 1. Each check-in is cleaned (``SessionCleaner``) and split into venue-local hours
 ///    (``HourStatistics``). It is *usable* when it has no outside exclusion reason (e.g.
@@ -28,7 +28,7 @@ public struct VenueJudge: Sendable {
     /// Cross-check-in estimation of a cell.
     public var estimator = CellEstimator()
 
-    /// `init()`: DESIGN §4 defaults.
+    /// `init()`: the defaults of docs/ARCHITECTURE.md, "Judging a venue".
     public init() {}
 
     private struct Piece {
@@ -167,7 +167,9 @@ public struct VenueJudge: Sendable {
         zScores: [Double?], residuals: [(residual: Double, others: Int)?]
     ) -> CheckinJudgement {
         var reasons = checkin.forcedInclusion ? [] : checkin.exclusionReasons
-        if !checkin.forcedInclusion, let exclusion = prepared.cleaning.exclusion { reasons.append(exclusion.rawValue) }
+        if !checkin.forcedInclusion, let exclusion = prepared.cleaning.exclusion {
+            reasons.append(JudgementReason(exclusion))
+        }
         let countsSomewhere = prepared.hours.contains(where: \.countsInCell)
         if reasons.isEmpty, !countsSomewhere { reasons.append(JudgementReason.tooFewSecondsPerHour) }
         let status: CheckinStatus

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import HearClearServer
+import HearClearEngine
 import NIOCore
 import NIOHTTP1
 

@@ -1,7 +1,7 @@
 import Foundation
-import HearClearServer
+import HearClearEngine
 
-/// A v2 check-in body (DESIGN §3) made from metered samples: `average` = RMS, `peak`, in dBFS.
+/// A v2 check-in body (docs/ARCHITECTURE.md, "API v2 rules") made from metered samples: `average` = RMS, `peak`, in dBFS.
 struct CheckinUploadBody: Encodable {
     struct Venue: Encodable {
         var id: String

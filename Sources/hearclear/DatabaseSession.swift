@@ -1,20 +1,21 @@
 import Foundation
-import HearClearServer
+import HearClearEngine
 import HearClearStore
 import Logging
 import PostgresNIO
 
-/// A database for the commands that work on data directly (`devices`, `recompute`): DATABASE_URL,
-/// else the embedded PostgreSQL of the data directory: the one a running server holds, or one
-/// started for the duration. Pending migrations are applied first.
+/// A database for the commands that work on data directly (`devices`, `recompute`, `migrate`):
+/// DATABASE_URL, else the embedded PostgreSQL of the data directory: the one a running server
+/// holds, or one started for the duration. Pending migrations are applied first; the body gets the
+/// engine over that database and the migrations applied.
 enum DatabaseSession {
     /// - Parameter quietLogs: print only warnings unless a log level is asked for (commands
     ///   that print results); `migrate` keeps the server's info logs.
     static func run<T: Sendable>(
         _ options: ServerOptions, quietLogs: Bool = true,
-        _ body: (PostgresClient, ServerConfiguration, Logger, [Int]) async throws -> T
+        _ body: (Engine, [Int]) async throws -> T
     ) async throws -> T {
-        var configuration = try ServerConfiguration(reader: try await options.reader())
+        var configuration = try EngineConfiguration(reader: try await options.reader())
         // These commands print their results; the server's info logs would drown them.
         if quietLogs, options.logLevel == nil, ProcessInfo.processInfo.environment["HEARCLEAR_LOG_LEVEL"] == nil {
             configuration.logLevel = .warning
@@ -42,7 +43,7 @@ enum DatabaseSession {
             group.addTask { await client.run() }
             defer { group.cancelAll() }
             let applied = try await MigrationRunner(client: client, migrations: migrations, logger: logger).apply()
-            return try await body(client, configuration, logger, applied)
+            return try await body(Engine(client: client, configuration: configuration, logger: logger), applied)
         }
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import HearClearServer
+import HearClearEngine
 
 /// `devices list` as a plain text table.
 enum DeviceTable {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import HearClearServer
+import HearClearEngine
 import HearClearStore
 
 struct Devices: AsyncParsableCommand {
@@ -24,11 +24,10 @@ struct Devices: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            let devices = try await DatabaseSession.run(options) { client, _, logger, _ in
-                try await DeviceAdministration(client: client, logger: logger).list(
-                    excludedOnly: excluded, limit: limit)
+            let devices = try await DatabaseSession.run(options) { engine, _ in
+                try await engine.devices.reports(excludedOnly: excluded, limit: limit)
             }
-            print(DeviceTable.render(devices.map(DeviceReport.init)))
+            print(DeviceTable.render(devices))
         }
     }
 
@@ -58,9 +57,8 @@ struct Devices: AsyncParsableCommand {
     }
 
     static func change(_ id: String, excluded: Bool, note: String?, options: ServerOptions) async throws {
-        let change = try await DatabaseSession.run(options) { client, _, logger, _ in
-            try await DeviceAdministration(client: client, logger: logger).setExcluded(
-                id, excluded: excluded, note: note)
+        let change = try await DatabaseSession.run(options) { engine, _ in
+            try await engine.devices.setExcluded(id, excluded: excluded, note: note)
         }
         let verb = excluded ? "excluded" : "included"
         switch change {

@@ -1,9 +1,9 @@
-import HearClearServer
+import HearClearEngine
 import Logging
 
 enum Logging {
     /// Sets up swift-log for the process (stdout, text or JSON lines) and returns the root logger.
-    static func bootstrap(_ configuration: ServerConfiguration) -> Logger {
+    static func bootstrap(_ configuration: EngineConfiguration) -> Logger {
         let level = configuration.logLevel
         switch configuration.logFormat {
         case .json:

@@ -1,7 +1,7 @@
 import ArgumentParser
 import AudioMetering
 import Foundation
-import HearClearServer
+import HearClearEngine
 
 struct Meter: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

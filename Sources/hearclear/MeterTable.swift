@@ -1,5 +1,5 @@
 import Foundation
-import HearClearServer
+import HearClearEngine
 import LoudnessCore
 
 /// The per-second levels of `hearclear meter` as a text table.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import HearClearServer
+import HearClearEngine
 import HearClearStore
 import Logging
 import PostgresNIO
@@ -19,7 +19,7 @@ struct Migrate: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            try await DatabaseSession.run(options, quietLogs: false) { _, _, _, applied in
+            try await DatabaseSession.run(options, quietLogs: false) { _, applied in
                 print(
                     applied.isEmpty ? "Nothing to apply: the database is up to date." : "Applied migrations \(applied)."
                 )

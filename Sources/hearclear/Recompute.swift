@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import HearClearServer
+import HearClearEngine
 import HearClearStore
 
 struct Recompute: AsyncParsableCommand {
@@ -17,10 +17,10 @@ struct Recompute: AsyncParsableCommand {
     @OptionGroup var options: ServerOptions
 
     func run() async throws {
-        try await DatabaseSession.run(options) { client, _, logger, _ in
-            let queue = AggregationQueue(client: client, logger: logger)
+        try await DatabaseSession.run(options) { engine, _ in
+            let queue = AggregationQueue(client: engine.client, logger: engine.logger)
             // Each venue is judged once here: nothing to remember.
-            let aggregator = Aggregator(client: client, logger: logger, memoryCapacity: 0)
+            let aggregator = Aggregator(client: engine.client, logger: engine.logger, memoryCapacity: 0)
             if let venue {
                 guard let key = try await queue.venueKey(externalID: venue) else {
                     FileHandle.standardError.write(Data("No venue has id \(venue).\n".utf8))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Configuration
+import HearClearEngine
 import HearClearServer
 import HearClearStore
 import Logging
@@ -92,7 +93,7 @@ struct Serve: AsyncParsableCommand {
         }
         let reader = try await options.reader(extra: extra)
         let configuration = try ServerConfiguration(reader: reader)
-        let logger = Logging.bootstrap(configuration)
+        let logger = Logging.bootstrap(configuration.engine)
         MetricsSystem.bootstrap(PrometheusMetricsFactory())
         do {
             let database: DatabaseSource =

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Configuration
-import HearClearServer
+import HearClearEngine
 import Logging
 
 /// Options shared by the commands that reach the database. Each has an environment variable;

@@ -17,7 +17,7 @@ struct AdminActionsTests {
 
     static func status(_ id: UUID, _ database: PostgresClient) async throws -> (String, [String])? {
         let checkin = try await CheckinRepository(client: database, logger: testLogger).find(id: id)
-        return checkin.map { ($0.status, $0.reasons) }
+        return checkin.map { ($0.status.rawValue, $0.reasons.map(\.rawValue)) }
     }
 
     @Test("force-include an outlier: it counts and moves the cell; withdrawing restores the cell")

@@ -4,6 +4,8 @@ import HearClearServer
 import HummingbirdTesting
 import Testing
 
+@testable import HearClearEngine
+
 @Suite("Admin sign-in, sessions and CSRF")
 struct AdminAuthTests {
     static let checkinID = "7d6c2d2e-3f0b-4c55-9a0e-0a4c8f7e1b21"

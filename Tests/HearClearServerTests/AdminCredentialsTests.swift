@@ -4,6 +4,8 @@ import HummingbirdBcrypt
 import Logging
 import Testing
 
+@testable import HearClearEngine
+
 @Suite("Admin credentials from the configuration")
 struct AdminCredentialsTests {
     private func temporaryDataDirectory() -> String {

@@ -2,6 +2,7 @@ import Foundation
 import HearClearStore
 import Testing
 
+@testable import HearClearEngine
 @testable import HearClearServer
 
 /// The worker's memory of venues (``VenueStateCache``) and the rule for rewriting a stored hour row.
@@ -127,7 +128,7 @@ struct AggregationMemoryTests {
         let excluded = Aggregator.judgement(of: state, judge: .init())
         let row = try #require(excluded.result.changedHours.first { $0.checkinID == state.checkins[excludedIndex].id })
         #expect(!row.counted)
-        #expect(excluded.result.judgements.map(\.status) == ["excluded"])
+        #expect(excluded.result.judgements.map(\.status) == [.excluded])
         #expect(excluded.stored.checkins[excludedIndex].stored?.hours.map(\.counted) == [false])
     }
 }

@@ -5,6 +5,8 @@ import HearClearTestSupport
 import PostgresNIO
 import Testing
 
+@testable import HearClearEngine
+
 @Suite("Aggregation workers")
 struct AggregationWorkerTests {
     private func count(_ sql: PostgresQuery, on client: PostgresClient) async throws -> Int {

@@ -6,6 +6,8 @@ import HummingbirdTesting
 import PostgresNIO
 import Testing
 
+@testable import HearClearEngine
+
 @Suite("Excluding and including a device")
 struct DeviceExclusionTests {
     private static let uris = ["/api/v2/venues/arms/loudness", "/api/v2/venues/bar/loudness"]

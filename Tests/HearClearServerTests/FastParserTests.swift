@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import HearClearEngine
 @testable import HearClearServer
 
 /// The fast check-in reader must read exactly what JSONDecoder reads, and give up (so that

@@ -6,6 +6,8 @@ import LoudnessCore
 import PostgresNIO
 import Testing
 
+@testable import HearClearEngine
+
 /// The worker cleans each check-in once and re-judges a venue from the stored cleaning; the raw
 /// samples are read again only when the cleaning is forgotten (recompute, time zone change).
 @Suite("Incremental aggregation")

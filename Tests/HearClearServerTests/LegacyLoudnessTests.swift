@@ -5,6 +5,8 @@ import HummingbirdTesting
 import LoudnessCore
 import Testing
 
+@testable import HearClearEngine
+
 @Suite("v1 volume and volinfo agree with v2")
 struct LegacyLoudnessTests {
     private static let weekdayKeys = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]

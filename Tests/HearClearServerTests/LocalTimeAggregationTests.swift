@@ -8,6 +8,8 @@ import LoudnessCore
 import PostgresNIO
 import Testing
 
+@testable import HearClearEngine
+
 @Suite("Venue-local weekday and hour, through aggregation")
 struct LocalTimeAggregationTests {
     /// Stores one 300-second check-in and recomputes its venue; returns the venue's cells as

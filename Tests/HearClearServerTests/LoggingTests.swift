@@ -4,6 +4,8 @@ import Logging
 import Synchronization
 import Testing
 
+@testable import HearClearEngine
+
 @Suite("JSON logs")
 struct LoggingTests {
     @Test("one JSON object a line with time, level, label, message and metadata")

@@ -5,6 +5,8 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import HearClearEngine
+
 @Suite("Loudness grid caching with compression")
 struct LoudnessCachingTests {
     @Test func aGzippedGridHasItsOwnStrongTagAndStillAnswers304() async throws {

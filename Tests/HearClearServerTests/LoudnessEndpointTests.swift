@@ -7,6 +7,8 @@ import LoudnessCore
 import PostgresNIO
 import Testing
 
+@testable import HearClearEngine
+
 @Suite("Loudness endpoints: submit, aggregate, read")
 struct LoudnessEndpointTests {
     @Test func aSubmittedCheckinShowsInTheGridWithinTheBound() async throws {

@@ -3,6 +3,8 @@ import HearClearServer
 import HummingbirdTesting
 import Testing
 
+@testable import HearClearEngine
+
 /// `hearclear meter` run as a user runs it, on a file the test writes to a temporary folder.
 @Suite("hearclear meter")
 struct MeterCommandTests {

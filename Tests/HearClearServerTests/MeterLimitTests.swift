@@ -5,6 +5,8 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 
+@testable import HearClearEngine
+
 /// The meter's 50 MiB body limit over a real socket: bodies are collected only up to the limit,
 /// and every other route keeps its 1 MiB.
 @Suite("Meter body limits")

@@ -5,6 +5,8 @@ import HearClearTestSupport
 import PostgresNIO
 import Testing
 
+@testable import HearClearEngine
+
 /// `hearclear recompute`, the process an operator runs after a change of method.
 @Suite("hearclear recompute")
 struct RecomputeCommandTests {

@@ -8,6 +8,8 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 
+@testable import HearClearEngine
+
 @Suite("Routing and operations")
 struct RoutingTests {
     @Test("unknown paths are 404 and wrong methods 405 with Allow, as problem documents")
@@ -47,10 +49,9 @@ struct RoutingTests {
             let settings = testConfiguration()
             let migrations = try Migration.load(from: settings.migrationsDirectory)
             let router = try buildRouter(
-                configuration: settings, client: database,
-                migrations: MigrationRunner(client: database, migrations: migrations, logger: testLogger),
-                logger: testLogger
-            )
+                configuration: settings,
+                engine: Engine(client: database, configuration: settings.engine, logger: testLogger),
+                migrations: MigrationRunner(client: database, migrations: migrations, logger: testLogger))
             try await Application(router: router).test(.router) { client in
                 let ready = try await client.execute(uri: "/ready", method: .get)
                 #expect(ready.status == .serviceUnavailable)
@@ -66,9 +67,9 @@ struct RoutingTests {
 
         try await withTestDatabase { database, _ in
             let router = try buildRouter(
-                configuration: settings, client: database,
-                migrations: MigrationRunner(client: database, migrations: [], logger: testLogger), logger: testLogger
-            )
+                configuration: settings,
+                engine: Engine(client: database, configuration: settings.engine, logger: testLogger),
+                migrations: MigrationRunner(client: database, migrations: [], logger: testLogger))
             let routed = Set(
                 router.routes.filter { "\($0.path)".hasPrefix("/api/v2/") && $0.method != .head }
                     .map { "\($0.method.rawValue) \($0.path)" }

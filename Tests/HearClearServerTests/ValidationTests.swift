@@ -5,7 +5,7 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 
-/// Every structural rule of DESIGN §3 on `POST /api/v2/checkins`: the status, the pointer in
+/// Every structural rule of docs/ARCHITECTURE.md, "API v2 rules", on `POST /api/v2/checkins`: the status, the pointer in
 /// the problem document, and that no row was written anywhere.
 @Suite("Check-in validation")
 struct ValidationTests {

@@ -100,9 +100,9 @@ struct VenueJudgeTests {
         let judged = judge.judge([silent, farAndStuck])
 
         #expect(judged.checkins[0].status == .excluded)
-        #expect(judged.checkins[0].reasons == [CheckinExclusion.tooFewValidSeconds.rawValue])
+        #expect(judged.checkins[0].reasons == [JudgementReason(.tooFewValidSeconds)])
         #expect(judged.checkins[0].levelDBFS == nil)
-        #expect(judged.checkins[1].reasons == [JudgementReason.tooFarFromVenue, CheckinExclusion.stuckMeter.rawValue])
+        #expect(judged.checkins[1].reasons == [JudgementReason.tooFarFromVenue, JudgementReason(.stuckMeter)])
         #expect(judged.cells.isEmpty)
     }
 

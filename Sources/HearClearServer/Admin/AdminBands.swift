@@ -1,4 +1,5 @@
 import Foundation
+import HearClearEngine
 import HearClearStore
 import Hummingbird
 import LoudnessCore
@@ -64,8 +65,8 @@ struct AdminBands: AdminPageRoutes {
     }
 
     /// Stored bands as the readers apply them: the defaults if the stored set is invalid (as
-    /// ``LoudnessReader/currentBands()``).
+    /// ``LoudnessReads/currentBands()``).
     static func bands(_ stored: [StoredBand]) -> Bands {
-        (try? LoudnessReader.bands(stored)) ?? .standard
+        (try? LoudnessReads.bands(stored)) ?? .standard
     }
 }

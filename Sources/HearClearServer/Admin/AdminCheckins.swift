@@ -1,4 +1,5 @@
 import Foundation
+import HearClearEngine
 import HearClearStore
 import Hummingbird
 import LoudnessCore
@@ -6,12 +7,10 @@ import LoudnessCore
 /// `/farmer/checkins/{id}`: one check-in, its seconds, its hours against their cells, why it was
 /// judged as it was; and forcing it in or out (recorded, reversible, its venue recomputed at once).
 struct AdminCheckins: AdminPageRoutes {
-    let checkins: CheckinRepository
-    let venueStore: VenueRepository
-    let venues: AdminVenueRepository
-    let loudness: LoudnessRepository
-    let overrides: CheckinOverrideRepository
-    let aggregator: Aggregator
+    let venues: VenueDirectory
+    let adminVenues: AdminVenueRepository
+    let loudness: LoudnessReads
+    let decisions: CheckinDecisions
     let audit: AdminAuditLog
     let renderer: AdminRenderer
     let referenceOffsetDB: Double
@@ -34,13 +33,13 @@ struct AdminCheckins: AdminPageRoutes {
     private func page(_ request: Request, context: AdminRequestContext) async throws -> Response {
         let session = try context.requireSession()
         let id = try checkinID(context)
-        guard let checkin = try await checkins.find(id: id) else {
+        guard let checkin = try await loudness.checkin(id: id)?.checkin else {
             throw HTTPError(.notFound, message: "There is no check-in with that id.")
         }
-        async let venue = venueStore.find(externalID: checkin.venueExternalID)
-        async let hours = venues.hours(checkinID: id)
+        async let venue = venues.find(externalID: checkin.venueExternalID)
+        async let hours = adminVenues.hours(checkinID: id)
         async let modelOffset = loudness.modelOffsetDB(model: checkin.deviceModel)
-        async let override = overrides.find(checkinID: id)
+        async let override = decisions.current(checkinID: id)
         let page = try await CheckinPage(
             chrome: AdminChrome(session, section: .venues), checkin: checkin, venueName: venue?.name,
             hours: hours, override: override, modelOffsetDB: modelOffset, referenceOffsetDB: referenceOffsetDB,
@@ -50,25 +49,19 @@ struct AdminCheckins: AdminPageRoutes {
         return renderer.page("checkin", page)
     }
 
-    /// Records the decision (nil withdraws it), recomputes the venue, and shows the result.
+    /// Records the decision (nil withdraws it), which recomputes the venue, and shows the result.
     private func decide(_ decision: AggregationInput.AdminDecision?, context: AdminRequestContext) async throws
         -> Response
     {
         let session = try context.requireSession()
         let id = try checkinID(context)
         let note = context.form["note"].map { String($0.prefix(500)) }.flatMap { $0.isEmpty ? nil : $0 }
-        let venueID: Int64?
-        if let decision {
-            venueID = try await overrides.set(checkinID: id, decision: decision, username: session.username, note: note)
-        } else {
-            venueID = try await overrides.clear(checkinID: id)
-        }
+        let venueID = try await decisions.decide(checkinID: id, decision, username: session.username, note: note)
         let link = "/farmer/checkins/\(id.uuidString.lowercased())"
-        guard let venueID else {
+        guard venueID != nil else {
             if decision == nil { return AdminRenderer.redirect(to: link + "?done=unchanged") }
             throw HTTPError(.notFound, message: "There is no check-in with that id.")
         }
-        try await aggregator.recompute(venueID: venueID)
         let action = decision.map { "check-in forced \($0.rawValue)" } ?? "check-in decision withdrawn"
         try await audit.record(
             username: session.username, action: action, subject: AdminFormat.shortCheckinID(id), detail: note

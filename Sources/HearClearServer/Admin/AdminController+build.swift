@@ -1,3 +1,4 @@
+import HearClearEngine
 import HearClearStore
 import Logging
 import PostgresNIO
@@ -8,10 +9,11 @@ extension AdminController {
 
     /// The whole admin, wired to the database: credentials resolved (a dev run's password
     /// generated and printed once) and templates loaded now, so that a mistake stops the start.
-    /// `loudness` is the API's reader: the admin reads venues, cells and bands through it.
-    static func build(
-        configuration: ServerConfiguration, client: PostgresClient, loudness: LoudnessReader, logger: Logger
-    ) throws -> AdminController {
+    /// The admin reads venues, cells and bands through the engine's reads, as the API does, and
+    /// acts through the engine's operations; its own pages read `HearClearStore`'s admin queries.
+    static func build(configuration: ServerConfiguration, engine: Engine) throws -> AdminController {
+        let client = engine.client
+        let logger = engine.logger
         let credentials = try AdminCredentials.resolve(configuration, logger: logger)
         let renderer = try AdminRenderer(directory: configuration.adminDirectory)
         let sessions = AdminSessionStore(
@@ -23,7 +25,6 @@ extension AdminController {
             credentials: credentials, throttle: AdminLoginThrottle(client: client, logger: logger), sessions: sessions,
             audit: audit
         )
-        let venueStore = loudness.venues
         let adminVenues = AdminVenueRepository(client: client, logger: logger)
         let pages: [any AdminPageRoutes] = [
             AdminDashboard(
@@ -31,27 +32,24 @@ extension AdminController {
                 totalsCache: AdminTotalsCache()
             ),
             AdminVenues(
-                venues: adminVenues, venueStore: venueStore,
+                venues: adminVenues, directory: engine.venues,
                 details: AdminVenueDetails(
-                    venues: adminVenues, venueStore: venueStore, loudness: loudness,
+                    venues: adminVenues, directory: engine.venues, loudness: engine.loudness,
                     referenceOffsetDB: configuration.referenceOffsetDB
                 ),
                 renderer: renderer
             ),
             AdminCheckins(
-                checkins: CheckinRepository(client: client, logger: logger), venueStore: venueStore,
-                venues: adminVenues, loudness: loudness.loudness,
-                overrides: CheckinOverrideRepository(client: client, logger: logger),
-                aggregator: Aggregator(client: client, logger: logger, memoryCapacity: 0), audit: audit,
-                renderer: renderer,
+                venues: engine.venues, adminVenues: adminVenues, loudness: engine.loudness,
+                decisions: engine.decisions, audit: audit, renderer: renderer,
                 referenceOffsetDB: configuration.referenceOffsetDB, maxDistanceMetres: configuration.maxDistanceMetres
             ),
             AdminDevices(
-                devices: AdminDeviceRepository(client: client, logger: logger),
-                administration: DeviceAdministration(client: client, logger: logger), audit: audit, renderer: renderer
+                devices: AdminDeviceRepository(client: client, logger: logger), directory: engine.devices,
+                audit: audit, renderer: renderer
             ),
             AdminBands(
-                bands: loudness.bands, audit: audit, renderer: renderer,
+                bands: BandRepository(client: client, logger: logger), audit: audit, renderer: renderer,
                 referenceOffsetDB: configuration.referenceOffsetDB
             ),
         ]

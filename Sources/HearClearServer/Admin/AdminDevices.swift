@@ -1,14 +1,15 @@
 import Foundation
+import HearClearEngine
 import HearClearStore
 import Hummingbird
 
 /// `/farmer/devices`: every device with its bias against the crowd, and excluding or including
-/// one with the engine's store operation (which queues its venues, so their cells follow).
+/// one through the engine (which queues its venues, so their cells follow).
 struct AdminDevices: AdminPageRoutes {
     static let pageSize = 50
 
     let devices: AdminDeviceRepository
-    let administration: DeviceAdministration
+    let directory: DeviceDirectory
     let audit: AdminAuditLog
     let renderer: AdminRenderer
 
@@ -38,7 +39,7 @@ struct AdminDevices: AdminPageRoutes {
             throw HTTPError(.notFound, message: "There is no such device.")
         }
         let note = context.form["note"].map { String($0.prefix(200)) }.flatMap { $0.isEmpty ? nil : $0 }
-        switch try await administration.setExcluded(String(key), excluded: excluded, note: note) {
+        switch try await directory.setExcluded(String(key), excluded: excluded, note: note) {
         case .notFound:
             throw HTTPError(.notFound, message: "There is no such device.")
         case .unchanged:

@@ -1,4 +1,5 @@
 import Foundation
+import LoudnessCore
 
 /// How the admin pages write numbers, times and ids.
 enum AdminFormat {
@@ -64,9 +65,9 @@ enum AdminFormat {
 
     /// Reasons as people read them: `too_far_from_venue` → `too far from venue`.
     /// `nil` without reasons, so that a template section shows nothing.
-    static func reasons(_ reasons: [String]) -> String? {
+    static func reasons(_ reasons: [JudgementReason]) -> String? {
         guard !reasons.isEmpty else { return nil }
-        return reasons.map { $0.replacingOccurrences(of: "_", with: " ") }.joined(separator: ", ")
+        return reasons.map { $0.rawValue.replacingOccurrences(of: "_", with: " ") }.joined(separator: ", ")
     }
 
     /// A query parameter value, percent-encoded.

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HearClearEngine
 import Hummingbird
 import Mustache
 

@@ -1,15 +1,16 @@
 import Foundation
+import HearClearEngine
 import HearClearStore
 
 /// Gathers what the page of one venue shows.
 struct AdminVenueDetails: Sendable {
     let venues: AdminVenueRepository
-    let venueStore: VenueRepository
-    let loudness: LoudnessReader
+    let directory: VenueDirectory
+    let loudness: LoudnessReads
     let referenceOffsetDB: Double
 
     func page(venue: Venue, chrome: AdminChrome, paging: AdminPaging) async throws -> VenuePage {
-        async let count = venueStore.checkinCount(venueID: venue.id)
+        async let count = directory.checkinCount(venueID: venue.id)
         async let lastCheckin = venues.lastCheckinAt(venueID: venue.id)
         async let rows = venues.checkins(venueID: venue.id, limit: paging.limit, offset: paging.offset)
         let bands = try await loudness.currentBands()
@@ -19,7 +20,7 @@ struct AdminVenueDetails: Sendable {
             chrome: chrome, venue: venue, checkinCount: count, lastCheckinAt: lastCheckin,
             checkins: shown.rows, referenceOffsetDB: referenceOffsetDB,
             heatMap: cells.isEmpty ? nil : HeatMap(cells: cells, bands: bands),
-            overall: LoudnessReader.overall(cells, bands: bands),
+            overall: LoudnessReads.overall(cells, bands: bands),
             previous: shown.previous, next: shown.next
         )
     }

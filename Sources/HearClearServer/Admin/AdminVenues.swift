@@ -1,4 +1,5 @@
 import Foundation
+import HearClearEngine
 import HearClearStore
 import Hummingbird
 
@@ -8,7 +9,7 @@ struct AdminVenues: AdminPageRoutes {
     static let checkinPageSize = 50
 
     let venues: AdminVenueRepository
-    let venueStore: VenueRepository
+    let directory: VenueDirectory
     let details: AdminVenueDetails
     let renderer: AdminRenderer
 
@@ -37,7 +38,7 @@ struct AdminVenues: AdminPageRoutes {
     private func venue(_ request: Request, context: AdminRequestContext) async throws -> Response {
         let session = try context.requireSession()
         let externalID = try context.parameters.require("venueId")
-        guard let venue = try await venueStore.find(externalID: externalID) else {
+        guard let venue = try await directory.find(externalID: externalID) else {
             throw HTTPError(.notFound, message: "No venue has the id \(externalID).")
         }
         let paging = AdminPaging(request, size: Self.checkinPageSize)

@@ -1,8 +1,9 @@
+import HearClearEngine
 import HearClearStore
 import LoudnessCore
 
 /// How many stored cells would get another label under other bands. Each cell is labelled as v1,
-/// v2 and the admin label it (``LoudnessReader``: calibrated, rounded to 0.1 dB, then the bands).
+/// v2 and the admin label it (``LoudnessReads``: calibrated, rounded to 0.1 dB, then the bands).
 struct BandChangePreview: Equatable {
     struct Transition: Equatable {
         var from: String
@@ -20,9 +21,9 @@ struct BandChangePreview: Equatable {
     {
         var changes: [String: Transition] = [:]
         for (levelDBFS, cells) in levels {
-            let level = LoudnessReader.rounded(levelDBFS + referenceOffsetDB)
-            let before = LoudnessReader.label(ofCalibratedDB: level, bands: current)
-            let after = LoudnessReader.label(ofCalibratedDB: level, bands: proposed)
+            let level = LoudnessReads.rounded(levelDBFS + referenceOffsetDB)
+            let before = LoudnessReads.label(ofCalibratedDB: level, bands: current)
+            let after = LoudnessReads.label(ofCalibratedDB: level, bands: proposed)
             totalCells += cells
             guard before != after else { continue }
             changedCells += cells

@@ -6,8 +6,8 @@ import LoudnessCore
 /// thresholds quoted are the engine's own (``CleaningRules``, ``HourStatistics``, ``CellEstimator``).
 enum CheckinExplanation {
     struct Facts {
-        var status: String
-        var reasons: [String]
+        var status: CheckinStatus
+        var reasons: [JudgementReason]
         var validSeconds: Int
         var totalSeconds: Int
         var distanceMetres: Double?
@@ -33,14 +33,14 @@ enum CheckinExplanation {
                 )
             }
         }
-        if facts.status == CheckinStatus.pending.rawValue {
+        if facts.status == .pending {
             sentences.append("Not judged yet: the aggregation worker has not reached its venue.")
             return sentences
         }
         for reason in facts.reasons where reason != JudgementReason.adminIncluded {
             sentences.append(sentence(for: reason, facts))
         }
-        if facts.status == CheckinStatus.included.rawValue {
+        if facts.status == .included {
             let share = AdminFormat.percent(facts.validSeconds, of: facts.totalSeconds)
             let hours = facts.countedHours == 1 ? "1 venue-local hour" : "\(facts.countedHours) venue-local hours"
             sentences.append(
@@ -50,7 +50,7 @@ enum CheckinExplanation {
         return sentences
     }
 
-    static func sentence(for reason: String, _ facts: Facts) -> String {
+    static func sentence(for reason: JudgementReason, _ facts: Facts) -> String {
         let share = AdminFormat.percent(facts.validSeconds, of: facts.totalSeconds)
         switch reason {
         case JudgementReason.tooFarFromVenue:
@@ -61,18 +61,18 @@ enum CheckinExplanation {
             return "An admin excluded its device, so none of that device's check-ins count."
         case JudgementReason.adminExcluded:
             return "An admin excluded this check-in."
-        case CheckinExclusion.tooFewValidSeconds.rawValue:
+        case JudgementReason(.tooFewValidSeconds):
             return
                 "Only \(facts.validSeconds) seconds survived cleaning; a check-in needs at least \(rules.minimumValidSeconds)."
-        case CheckinExclusion.tooLittleValidShare.rawValue:
+        case JudgementReason(.tooLittleValidShare):
             return
                 "Only \(facts.validSeconds) of \(facts.totalSeconds) seconds (\(share)) survived cleaning; at least "
                 + "\(Int((rules.minimumValidShare * 100).rounded())) % must."
-        case CheckinExclusion.stuckMeter.rawValue:
+        case JudgementReason(.stuckMeter):
             return
                 "Most removed seconds were a stuck meter (\(rules.stuckMinimumRun) or more seconds without change), "
                 + "and too few were left (\(share) valid)."
-        case CheckinExclusion.dropout.rawValue:
+        case JudgementReason(.dropout):
             return
                 "Most removed seconds were a dropout (a phone in a pocket or bag), and too few were left (\(share) valid)."
         case JudgementReason.tooFewSecondsPerHour:
@@ -87,7 +87,7 @@ enum CheckinExplanation {
         case JudgementReason.invalidSamples:
             return "Its stored samples could not be read as a session."
         default:
-            return "Reason: \(reason.replacingOccurrences(of: "_", with: " "))."
+            return "Reason: \(reason.rawValue.replacingOccurrences(of: "_", with: " "))."
         }
     }
 }

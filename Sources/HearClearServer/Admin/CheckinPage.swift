@@ -1,4 +1,5 @@
 import Foundation
+import HearClearEngine
 import HearClearStore
 import LoudnessCore
 
@@ -63,7 +64,7 @@ struct CheckinPage {
         id = idText
         self.venueName = venueName ?? checkin.venueExternalID
         venueLink = "/farmer/venues/\(checkin.venueExternalID)"
-        status = checkin.status
+        status = checkin.status.rawValue
         reasons = AdminFormat.reasons(checkin.reasons)
         self.override = override.map { "forced \($0.decision == .include ? "in" : "out")" }
 
@@ -85,7 +86,7 @@ struct CheckinPage {
             Fact(label: "Venue", value: self.venueName),
             Fact(
                 label: "Device",
-                value: "\(checkin.deviceModel ?? "unknown model") " + DeviceLabel.shorten(checkin.deviceID)
+                value: "\(checkin.deviceModel ?? "unknown model") " + DeviceIdentity.shortened(checkin.deviceID)
             ),
             Fact(label: "Source", value: checkin.source.rawValue),
             Fact(label: "Received", value: AdminFormat.time(checkin.receipt.receivedAt)),

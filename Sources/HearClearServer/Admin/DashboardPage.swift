@@ -1,5 +1,7 @@
 import Foundation
+import HearClearEngine
 import HearClearStore
+import LoudnessCore
 
 /// The context of `dashboard.mustache`.
 struct DashboardPage {
@@ -89,14 +91,14 @@ struct DashboardPage {
         hasVenues = !venues.isEmpty
         self.devices = devices.map {
             Device(
-                shortID: DeviceLabel.shorten($0.clientID), key: $0.key, model: $0.model ?? "unknown model",
+                shortID: DeviceIdentity.shortened($0.clientID), key: $0.key, model: $0.model ?? "unknown model",
                 lastSeen: AdminFormat.minute($0.lastSeenAt), excluded: $0.excluded
             )
         }
         self.checkins = checkins.map {
             Checkin(
                 shortID: AdminFormat.shortCheckinID($0.id), link: "/farmer/checkins/\($0.id.uuidString.lowercased())",
-                venue: $0.venueName, status: $0.status, reasons: AdminFormat.reasons($0.reasons),
+                venue: $0.venueName, status: $0.status.rawValue, reasons: AdminFormat.reasons($0.reasons),
                 received: AdminFormat.minute($0.receivedAt), samples: AdminFormat.count($0.sampleCount)
             )
         }

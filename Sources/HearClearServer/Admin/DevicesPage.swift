@@ -1,4 +1,5 @@
 import Foundation
+import HearClearEngine
 import HearClearStore
 import LoudnessCore
 

@@ -1,9 +1,10 @@
 import Foundation
+import HearClearEngine
 import LoudnessCore
 
 /// A venue's weekday × hour grid laid out for the SVG of `heatmap.mustache`: one square per
 /// cell with data, coloured by its band, showing its level (dB) and check-in count; empty hours
-/// stay grey. Cells come from `LoudnessReader`, so levels and labels are the ones the API reports.
+/// stay grey. Cells come from `LoudnessReads`, so levels and labels are the ones the API reports.
 struct HeatMap {
     struct Square {
         let x: String
@@ -54,7 +55,7 @@ struct HeatMap {
     let rows: [Row]
     let cellCount: Int
 
-    init(cells: [LoudnessReader.Cell], bands: Bands) {
+    init(cells: [LoudnessReads.Cell], bands: Bands) {
         let byHour = Dictionary(cells.map { ($0.localHour, $0) }, uniquingKeysWith: { first, _ in first })
         var empty: [Square] = []
         var squares: [Square] = []

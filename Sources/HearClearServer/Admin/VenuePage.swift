@@ -1,5 +1,7 @@
 import Foundation
+import HearClearEngine
 import HearClearStore
+import LoudnessCore
 
 /// The context of `venue.mustache`.
 struct VenuePage {
@@ -62,10 +64,10 @@ struct VenuePage {
             let level = row.levelDBFS.map { $0 + row.modelOffsetDB + referenceOffsetDB }
             return Checkin(
                 shortID: AdminFormat.shortCheckinID(row.id), link: "/farmer/checkins/\(row.id.uuidString.lowercased())",
-                started: AdminFormat.minute(row.startedAt), status: row.status,
+                started: AdminFormat.minute(row.startedAt), status: row.status.rawValue,
                 reasons: AdminFormat.reasons(row.reasons),
                 override: row.override.map { "forced \($0)" }, model: row.deviceModel ?? "unknown model",
-                device: DeviceLabel.shorten(row.deviceClientID), level: AdminFormat.decimal(level),
+                device: DeviceIdentity.shortened(row.deviceClientID), level: AdminFormat.decimal(level),
                 validShare: row.validSeconds.map { AdminFormat.percent($0, of: row.sampleCount) } ?? "–"
             )
         }

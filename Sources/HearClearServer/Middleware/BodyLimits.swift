@@ -1,4 +1,4 @@
-/// Request size limits (DESIGN §3).
+/// Request size limits (docs/ARCHITECTURE.md, "API v2 rules").
 public enum BodyLimits {
     /// On the wire, after any transfer framing.
     public static let wireBytes = 1 << 20

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HearClearEngine
 import Hummingbird
 
 /// An RFC 9457 problem document: the body of every v2 error.

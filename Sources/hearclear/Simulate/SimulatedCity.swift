@@ -1,5 +1,5 @@
 import Foundation
-import HearClearServer
+import HearClearEngine
 import LoudnessCore
 
 /// A synthetic city: venues with true profiles, devices, and every check-in of the last `days`

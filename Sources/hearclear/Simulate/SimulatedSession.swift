@@ -1,7 +1,7 @@
 import Foundation
 import LoudnessCore
 
-/// What a contaminated check-in went wrong with (DESIGN §4's kinds of junk).
+/// What a contaminated check-in went wrong with (the kinds of junk of docs/ARCHITECTURE.md, "Cleaning a check-in").
 enum Contamination: String, Codable, CaseIterable, Sendable {
     /// The phone spent part or all of the session in a pocket or bag: 15–25 dB too low.
     case pocket

@@ -5,6 +5,8 @@ import HummingbirdTesting
 import NIOCore
 import PostgresNIO
 
+@testable import HearClearEngine
+
 /// A small venue world with known figures, made through the public API and judged by the
 /// engine's aggregator (run here, so the tests need no worker):
 ///

@@ -4,6 +4,8 @@ import Hummingbird
 import HummingbirdTesting
 import LoudnessCore
 
+@testable import HearClearEngine
+
 /// v2 check-ins with clean, varied seconds around a level (never a stuck meter, never a spike).
 struct CheckinFixture {
     static let wobbleDB: [Double] = [0, 0.4, -0.3, 0.2, -0.5, 0.1, -0.2]

@@ -7,6 +7,8 @@ import HummingbirdTesting
 import Logging
 import PostgresNIO
 
+@testable import HearClearEngine
+
 /// The whole application (routes, middleware, the aggregation worker) on a fresh test database,
 /// built by the same `buildApplication` as `serve`.
 enum EngineTestApp {

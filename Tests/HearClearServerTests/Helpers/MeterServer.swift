@@ -7,6 +7,8 @@ import HummingbirdTesting
 import Logging
 import PostgresNIO
 
+@testable import HearClearEngine
+
 /// The server as the meter's tests run it: the real router, or the whole application on a real
 /// socket (`.live`, where the transport matters), on a fresh migrated database.
 enum MeterServer {
@@ -32,8 +34,9 @@ enum MeterServer {
             let configuration = configuration
             let migrations = try Migration.load(from: configuration.migrationsDirectory)
             let router = try buildRouter(
-                configuration: configuration, client: client,
-                migrations: MigrationRunner(client: client, migrations: migrations, logger: logger), logger: logger)
+                configuration: configuration,
+                engine: Engine(client: client, configuration: configuration.engine, logger: logger),
+                migrations: MigrationRunner(client: client, migrations: migrations, logger: logger))
             return try await Application(router: router, logger: logger).test(.router) { try await body($0) }
         }
     }

@@ -7,6 +7,8 @@ import HummingbirdTesting
 import Logging
 import PostgresNIO
 
+@testable import HearClearEngine
+
 /// Server settings for tests: resources from the repository.
 func testConfiguration() -> ServerConfiguration {
     var configuration = ServerConfiguration()
@@ -31,9 +33,9 @@ func withRouterApp<T: Sendable>(
     try await withTestDatabase { client, _ in
         let migrations = try Migration.load(from: configuration.migrationsDirectory)
         let router = try buildRouter(
-            configuration: configuration, client: client,
-            migrations: MigrationRunner(client: client, migrations: migrations, logger: testLogger), logger: testLogger
-        )
+            configuration: configuration,
+            engine: Engine(client: client, configuration: configuration.engine, logger: testLogger),
+            migrations: MigrationRunner(client: client, migrations: migrations, logger: testLogger))
         let app = Application(router: router, logger: testLogger)
         return try await app.test(.router) { testClient in try await body(testClient, client) }
     }

@@ -9,7 +9,7 @@ enum VenueCheckinFactory {
     /// `seconds` one-second samples around `levelDBFS` from `start`, bucketed at UTC+`offsetMinutes`.
     static func checkin(
         _ id: String, device: String, levelDBFS: Double, seconds: Int = 120, start: Date = mondayNine,
-        offsetMinutes: Int = 0, modelOffsetDB: Double = 0, exclusionReasons: [String] = []
+        offsetMinutes: Int = 0, modelOffsetDB: Double = 0, exclusionReasons: [JudgementReason] = []
     ) throws -> VenueCheckin {
         let averages = SampleFactory.varied(seconds, around: levelDBFS)
         let samples = try SampleFactory.samples(averages)

@@ -1,0 +1,126 @@
+import HearClearStore
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// The aggregation worker (docs/ARCHITECTURE.md, "The aggregation queue and worker"): a `Service` in every `serve` instance. It drains the queue
+/// whenever ingest NOTIFYs `hearclear_aggregation` (LISTEN on a connection of its own), and every
+/// `pollInterval` in case a notification was missed (e.g. while reconnecting). Any number of
+/// workers may share one database: ``AggregationQueue`` keeps them off each other's venues. On
+/// graceful shutdown it finishes the venue in hand and stops.
+public struct AggregationWorker: Service {
+    let aggregator: Aggregator
+    let client: PostgresClient
+    let pollInterval: Duration
+    let gate: StartupGate
+    let logger: Logger
+    /// Batches processed at once by this instance (each in its own transaction).
+    let concurrency: Int
+    /// Most venues in one batch (one transaction): a batch costs the same dozen round trips
+    /// whatever its size, so under load the worker takes more venues at a time and keeps up.
+    static let batchSize = 32
+
+    /// `gate` holds the worker until the schema is ready (opened after migrations).
+    public init(
+        client: PostgresClient, logger: Logger, pollInterval: Duration = .seconds(2),
+        gate: StartupGate = StartupGate(open: true), concurrency: Int = 2
+    ) {
+        self.aggregator = Aggregator(client: client, logger: logger)
+        self.client = client
+        self.pollInterval = pollInterval
+        self.gate = gate
+        self.logger = logger
+        self.concurrency = max(1, concurrency)
+    }
+
+    public func run() async throws {
+        let (wakes, waker) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await listen(waker) }
+                group.addTask { await poll(waker) }
+                // A start that fails before the schema is ready shuts the worker down here.
+                if await gate.wait() {
+                    for await _ in wakes {
+                        if Task.isShuttingDownGracefully || Task.isCancelled { break }
+                        // Several drains share the queue safely: the venue locks keep them on
+                        // different venues. At high priority: when ingest saturates the CPU, the
+                        // judgement goes first and ingest slows a little, instead of the queue
+                        // (and the grid's freshness) falling behind by seconds.
+                        await withTaskGroup(of: Int.self) { drains in
+                            for _ in 0..<concurrency { drains.addTask(priority: .high) { await drain() } }
+                        }
+                    }
+                }
+                group.cancelAll()
+            }
+        } onGracefulShutdown: {
+            waker.finish()
+            Task { await gate.abandon() }
+        }
+        logger.info("aggregation worker stopped")
+    }
+
+    /// Processes queued venues, a batch at a time, until none is left that another worker is not
+    /// holding; returns how many it processed. A venue another worker holds is skipped only until
+    /// this drain next processes something: under sustained load a drain never runs dry, and a
+    /// venue skipped for good by every drain would wait for all of them to end. When a batch
+    /// fails, the rest of the drain takes one venue at a time, so a venue whose work fails is
+    /// logged, left queued and skipped until the next drain while the others go on.
+    public func drain() async -> Int {
+        var busy: Set<Int64> = []
+        var failed: Set<Int64> = []
+        var processed = 0
+        var limit = Self.batchSize
+        while !Task.isShuttingDownGracefully, !Task.isCancelled {
+            do {
+                let batch = try await aggregator.processNext(limit: limit, skipping: busy.union(failed))
+                if batch.isEmpty { return processed }
+                processed += batch.processed.count
+                if !batch.processed.isEmpty { busy = [] }
+                busy.formUnion(batch.busy)
+            } catch let failure as AggregationQueue.VenueFailure {
+                if failure.venueIDs.count > 1 {
+                    logger.warning(
+                        "aggregation batch failed; retrying its venues one at a time",
+                        metadata: ["venueKeys": "\(failure.venueIDs)", "error": "\(failure.underlying)"])
+                    limit = 1
+                } else {
+                    logger.error(
+                        "aggregation failed",
+                        metadata: ["venueKey": "\(failure.venueIDs.first ?? 0)", "error": "\(failure.underlying)"])
+                    failed.formUnion(failure.venueIDs)
+                }
+            } catch {
+                logger.error("aggregation queue unavailable", metadata: ["error": "\(error)"])
+                return processed
+            }
+        }
+        return processed
+    }
+
+    /// LISTENs and turns every notification into a wake-up; reconnects after a second on error.
+    private func listen(_ waker: AsyncStream<Void>.Continuation) async {
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: AggregationQueue.channel) { notifications in
+                        waker.yield()  // catch up on anything queued while not listening
+                        for try await _ in notifications { waker.yield() }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("aggregation LISTEN lost; retrying", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    private func poll(_ waker: AsyncStream<Void>.Continuation) async {
+        while !Task.isCancelled {
+            waker.yield()
+            try? await Task.sleep(for: pollInterval)
+        }
+    }
+}

@@ -1,0 +1,279 @@
+import Foundation
+import HearClearStore
+import Logging
+import LoudnessCore
+import Metrics
+import PostgresNIO
+
+/// Re-judges venues in batches: reads their check-ins, runs ``VenueJudge`` on each and rewrites
+/// the check-ins' judgements, their `checkin_hours` rows and the venues' cells, in the one
+/// transaction ``AggregationQueue`` holds with the venues locked.
+///
+/// A venue judged before by this process is held in memory (``VenueStateCache``) as it was
+/// stored; when only check-ins were added since (every queue entry from ingest), just those are
+/// read. Otherwise, or when another process wrote the venue since, the venue is read in full. Both
+/// judge exactly the same check-ins with the same stored cleaning, so they write the same thing.
+public struct Aggregator: Sendable {
+    let queue: AggregationQueue
+    let repository: AggregationRepository
+    let judge: VenueJudge
+    let logger: Logger
+    let memory: VenueStateCache
+
+    /// Default ``init(client:logger:judge:memoryCapacity:)`` capacity: check-ins held in memory
+    /// over all venues (a few hundred bytes each).
+    public static let defaultMemoryCapacity = 200_000
+
+    /// Time to take, judge and write one batch of venues, and venues re-judged (read in full or
+    /// from memory).
+    static let durations = Metrics.Timer(label: "hearclear_aggregation_batch_duration")
+    static let fullVenues = Counter(label: "hearclear_aggregations_total", dimensions: [("read", "full")])
+    static let rememberedVenues = Counter(label: "hearclear_aggregations_total", dimensions: [("read", "new")])
+    /// `checkin_hours` rows written: of newly cleaned check-ins, and rewritten (``AggregationResult/Hour/needsRewrite(from:)``).
+    static let newHourRows = Counter(label: "hearclear_aggregation_hour_rows_total", dimensions: [("write", "new")])
+    static let rewrittenHourRows = Counter(
+        label: "hearclear_aggregation_hour_rows_total", dimensions: [("write", "rewritten")])
+
+    /// `memoryCapacity`: most check-ins held in memory over all venues (0: none; for one-off
+    /// work such as the admin's recompute).
+    public init(
+        client: PostgresClient, logger: Logger, judge: VenueJudge = VenueJudge(),
+        memoryCapacity: Int = Aggregator.defaultMemoryCapacity
+    ) {
+        self.queue = AggregationQueue(client: client, logger: logger)
+        self.repository = AggregationRepository(logger: logger)
+        self.judge = judge
+        self.logger = logger
+        self.memory = VenueStateCache(capacity: memoryCapacity)
+    }
+
+    /// Takes up to `limit` queued venues no other worker holds (not in `skipping`), oldest entry
+    /// first, and re-judges them in one transaction.
+    public func processNext(limit: Int = 1, skipping: Set<Int64> = []) async throws -> AggregationQueue.Batch {
+        let (batch, judged) = try await queue.processNext(limit: limit, skipping: skipping) { claims, connection in
+            try await recompute(claims, on: connection)
+        }
+        remember(judged ?? [])
+        return batch
+    }
+
+    /// Recomputes one venue now, read in full (waiting if a worker holds it), queued or not.
+    public func recompute(venueID: Int64) async throws {
+        remember(
+            try await queue.process(venueID: venueID) { claims, connection in
+                try await recompute(claims, on: connection)
+            })
+    }
+
+    /// Venues and check-ins held in memory.
+    public var memorySize: (venues: Int, checkins: Int) { memory.size }
+
+    /// A venue as written, at the judgement version the write produced.
+    struct Written: Sendable {
+        let version: Int64
+        let state: AggregationInput
+    }
+
+    /// Only once the transaction has committed is what it wrote the venues' stored state.
+    private func remember(_ written: [Written]) {
+        for venue in written { memory.store(venue.state, version: venue.version) }
+    }
+
+    private func recompute(_ claims: [AggregationQueue.Claim], on connection: PostgresConnection) async throws
+        -> [Written]
+    {
+        let started = ContinuousClock.now
+        let venueIDs = claims.map(\.venueID)
+        let headers = try await repository.headers(venueIDs: venueIDs, on: connection)
+        var remembered: [Int64: AggregationInput] = [:]
+        var unknown: [Int64] = []
+        for claim in claims {
+            guard let header = headers[claim.venueID] else { continue }
+            if claim.checkinsOnly, let state = memory.state(venueID: claim.venueID, version: header.judgementVersion) {
+                remembered[claim.venueID] = state
+            } else {
+                unknown.append(claim.venueID)
+            }
+        }
+        let added = try await repository.checkins(venueIDs: Array(remembered.keys), newOnly: true, on: connection)
+        let loaded = try await repository.checkins(venueIDs: unknown, newOnly: false, on: connection)
+
+        var results: [AggregationResult] = []
+        var states: [AggregationInput] = []
+        for venueID in venueIDs {
+            guard let header = headers[venueID] else { continue }
+            var input: AggregationInput
+            if let state = remembered[venueID] {
+                input = state.adding(added[venueID] ?? [])
+                input.timezone = header.timezone
+            } else {
+                input = AggregationInput(
+                    venueID: venueID, timezone: header.timezone,
+                    checkins: loaded[venueID] ?? [])
+            }
+            let (result, stored) = Self.judgement(of: input, judge: judge)
+            results.append(result)
+            states.append(stored)
+        }
+        let versions = try await repository.write(results, on: connection)
+        Self.durations.record(duration: ContinuousClock.now - started)
+        Self.fullVenues.increment(by: unknown.count)
+        Self.rememberedVenues.increment(by: remembered.count)
+        Self.newHourRows.increment(by: results.reduce(0) { $0 + $1.newHours.count })
+        Self.rewrittenHourRows.increment(by: results.reduce(0) { $0 + $1.changedHours.count })
+        logger.debug(
+            "venues aggregated",
+            metadata: [
+                "venues": "\(results.count)", "readInFull": "\(unknown.count)",
+                "newCheckins": "\(added.values.reduce(0) { $0 + $1.count })",
+                "duration": "\(ContinuousClock.now - started)",
+            ])
+        return states.compactMap { state in
+            versions[state.venueID].map { Written(version: $0, state: state) }
+        }
+    }
+
+    /// The pure part: the judgement of a venue, as the rows that change, and the venue as it is
+    /// stored once they are written (what a full read would return). Check-ins not cleaned yet are
+    /// cleaned here; the others are judged from their stored cleaning.
+    public static func judgement(of input: AggregationInput, judge: VenueJudge = VenueJudge())
+        -> (result: AggregationResult, stored: AggregationInput)
+    {
+        let clock = input.timezone.flatMap(VenueClock.init(timeZoneIdentifier:))
+        // The venue as stored after the write, updated in place (check-ins are large to copy).
+        var after = input
+        var prepared: [(index: Int, checkin: VenueCheckin)] = []
+        prepared.reserveCapacity(input.checkins.count)
+        var judgements: [AggregationResult.Judgement] = []
+        for (index, checkin) in input.checkins.enumerated() {
+            if let venueCheckin = Self.venueCheckin(checkin, clock: clock) {
+                prepared.append((index, venueCheckin))
+                continue
+            }
+            // Samples that cannot be read (arrays that do not line up): excluded once and for all.
+            let judgement = AggregationResult.Judgement(
+                checkinID: checkin.id, status: .excluded,
+                reasons: [JudgementReason.invalidSamples], levelDBFS: nil, validSeconds: 0,
+                cleanExclusion: JudgementReason.invalidSamples, newlyCleaned: checkin.raw != nil)
+            if checkin.raw != nil || checkin.stored?.status != judgement.status
+                || checkin.stored?.reasons != judgement.reasons
+            {
+                judgements.append(judgement)
+            }
+            if checkin.raw != nil || checkin.stored != nil {
+                after.checkins[index].raw = nil
+                after.checkins[index].stored = AggregationInput.Stored(
+                    cleanExclusion: checkin.raw != nil ? judgement.cleanExclusion : checkin.stored?.cleanExclusion,
+                    validSeconds: 0, levelDBFS: nil, status: judgement.status, reasons: judgement.reasons, hours: [])
+            }
+        }
+        let judged = judge.judge(prepared.map(\.checkin))
+        var newHours: [AggregationResult.Hour] = []
+        var changedHours: [AggregationResult.Hour] = []
+        for ((index, venueCheckin), judgement) in zip(prepared, judged.checkins) {
+            let checkin = input.checkins[index]
+            let hours = judgement.hours.map { hour in
+                let statistics = hour.statistics
+                return AggregationResult.Hour(
+                    checkinID: checkin.id, deviceKey: checkin.deviceKey, weekday: statistics.localHour.weekday,
+                    hour: statistics.localHour.hour, leqDBFS: statistics.leqDBFS, l10DBFS: statistics.l10DBFS,
+                    l50DBFS: statistics.l50DBFS, l90DBFS: statistics.l90DBFS, maxPeakDBFS: statistics.maxPeakDBFS,
+                    validSeconds: statistics.validSeconds, modelOffsetDB: venueCheckin.modelOffsetDB,
+                    counted: hour.counted, outlier: hour.isOutlier, modifiedZ: hour.modifiedZ,
+                    residualDB: hour.residualDB, otherDevices: hour.otherDeviceCount)
+            }
+            let row = AggregationResult.Judgement(
+                checkinID: checkin.id, status: judgement.status, reasons: judgement.reasons,
+                levelDBFS: judgement.levelDBFS, validSeconds: judgement.validSeconds,
+                cleanExclusion: judgement.cleaning?.exclusion.map(JudgementReason.init),
+                newlyCleaned: checkin.stored == nil)
+            var storedHours: [AggregationResult.Hour]
+            if let previous = checkin.stored {
+                if previous.status != row.status || previous.reasons != row.reasons {
+                    judgements.append(row)
+                }
+                storedHours = previous.hours
+                for hour in hours {
+                    let position = storedHours.firstIndex { $0.weekday == hour.weekday && $0.hour == hour.hour }
+                    guard let position else {
+                        changedHours.append(hour)  // no stored row to compare with: write it
+                        continue
+                    }
+                    if hour.needsRewrite(from: storedHours[position]) {
+                        changedHours.append(hour)
+                        storedHours[position] = hour.asStored
+                    }
+                }
+            } else {
+                judgements.append(row)
+                newHours += hours
+                storedHours = hours.map(\.asStored)
+            }
+            after.checkins[index].raw = nil
+            after.checkins[index].stored = AggregationInput.Stored(
+                cleanExclusion: checkin.stored?.cleanExclusion ?? row.cleanExclusion,
+                validSeconds: checkin.stored?.validSeconds ?? row.validSeconds,
+                levelDBFS: checkin.stored?.levelDBFS ?? row.levelDBFS.map { Double(Float($0)) },
+                status: row.status, reasons: row.reasons, hours: storedHours)
+        }
+        let cells = judged.cells.sorted { $0.key < $1.key }.map { hour, estimate in
+            StoredCell(
+                weekday: hour.weekday, hour: hour.hour, levelDBFS: estimate.levelDB,
+                rangeLowDBFS: estimate.rangeDB.lowerBound, rangeHighDBFS: estimate.rangeDB.upperBound,
+                scaleDB: estimate.scaleDB, checkins: estimate.includedCheckinCount, devices: estimate.deviceCount,
+                confidence: estimate.confidence.rawValue)
+        }
+        let cellWrite: AggregationResult.CellWrite
+        if let before = input.storedCells {
+            let previous = Dictionary(before.map { ($0.position, $0) }, uniquingKeysWith: { first, _ in first })
+            let current = Set(cells.map(\.position))
+            cellWrite = .changes(
+                upserted: cells.filter { cell in previous[cell.position].map { !$0.sameEstimate(as: cell) } ?? true },
+                removed: before.map(\.position).filter { !current.contains($0) })
+        } else {
+            cellWrite = .replaceAll(cells)
+        }
+        let result = AggregationResult(
+            venueID: input.venueID, judgements: judgements, newHours: newHours, changedHours: changedHours,
+            cells: cellWrite, lastReceivedAt: input.checkins.map(\.receivedAt).max())
+        after.storedCells = cells.map(\.asStored)
+        return (result, after)
+    }
+
+    /// The check-in as the judge sees it: from its samples when not cleaned yet, else from its
+    /// stored cleaning; `nil` when its samples cannot be read.
+    static func venueCheckin(_ checkin: AggregationInput.Checkin, clock: VenueClock?) -> VenueCheckin? {
+        var reasons = checkin.receiptReasons
+        if checkin.deviceExcluded { reasons.append(JudgementReason.deviceExcluded) }
+        if checkin.adminDecision == .exclude { reasons.append(JudgementReason.adminExcluded) }
+        let forced = checkin.adminDecision == .include
+        if let stored = checkin.stored {
+            if stored.cleanExclusion == JudgementReason.invalidSamples { return nil }
+            let summary = CleaningSummary(
+                exclusion: stored.cleanExclusion.flatMap { CheckinExclusion(rawValue: $0.rawValue) },
+                validSeconds: stored.validSeconds, levelDBFS: stored.levelDBFS,
+                hours: stored.hours.map { hour in
+                    HourStatistics(
+                        localHour: LocalHour(weekday: hour.weekday, hour: hour.hour), leqDBFS: hour.leqDBFS,
+                        l10DBFS: hour.l10DBFS, l50DBFS: hour.l50DBFS, l90DBFS: hour.l90DBFS,
+                        maxPeakDBFS: hour.maxPeakDBFS, validSeconds: hour.validSeconds)
+                })
+            return VenueCheckin(
+                id: checkin.id.uuidString, deviceID: String(checkin.deviceKey), summary: summary,
+                modelOffsetDB: checkin.modelOffsetDB, exclusionReasons: reasons, forcedInclusion: forced)
+        }
+        guard let raw = checkin.raw else { return nil }
+        let offsets = raw.offsetsSeconds.map(Double.init)
+        guard
+            let samples = try? SessionSamples(
+                offsetsSeconds: offsets, averageDBFS: raw.averageDBFS.map(Double.init),
+                peakDBFS: raw.peakDBFS.map(Double.init))
+        else { return nil }
+        let localHours = VenueClock.localHours(
+            start: checkin.startedAt, offsetsSeconds: offsets, utcOffsetsMinutes: raw.utcOffsetsMinutes.map(Int.init),
+            venueClock: clock)
+        return try? VenueCheckin(
+            id: checkin.id.uuidString, deviceID: String(checkin.deviceKey), samples: samples, localHours: localHours,
+            modelOffsetDB: checkin.modelOffsetDB, exclusionReasons: reasons, forcedInclusion: forced)
+    }
+}

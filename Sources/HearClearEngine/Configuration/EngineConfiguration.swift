@@ -1,0 +1,86 @@
+import Configuration
+import Foundation
+import Logging
+
+/// What every command that reaches the database can be told (`serve`, `migrate`, `devices`,
+/// `recompute`), read from flags, then the environment, then defaults (`reader` is built in that
+/// order by the CLI). Keys map to variables by swift-configuration's rule:
+/// `hearclear.data.dir` is `HEARCLEAR_DATA_DIR`, `database.url` is `DATABASE_URL`.
+public struct EngineConfiguration: Sendable {
+    public enum LogFormat: String, Sendable, CaseIterable {
+        case text, json
+    }
+
+    /// Where the embedded PostgreSQL lives (`<dataDirectory>/postgres`).
+    public var dataDirectory = ".hearclear"
+    /// The folder holding `Migrations/` (and, for `serve`, `Admin/` and `API/`).
+    public var resourcesDirectory = "."
+    /// An external database; when set, nothing is started.
+    public var databaseURL: String?
+    public var logFormat = LogFormat.text
+    public var logLevel = Logger.Level.info
+    /// A check-in whose phone was farther than this from the venue is excluded (``IntakeRule``).
+    public var maxDistanceMetres = 250.0
+    /// Connections kept to PostgreSQL.
+    public var databaseConnections = 20
+    /// Calibrated dB = dBFS + device-model offset + this. An assumption until calibrated: it
+    /// puts 0 dBFS at 110 dB SPL, which reads the 2013 client's typical bar (amplitude 0.031,
+    /// −30.2 dBFS) as 79.8 dB, "loud".
+    public var referenceOffsetDB = 110.0
+    /// Batches of venues this instance aggregates at once.
+    public var aggregationWorkers = 2
+
+    public init() {}
+
+    public init(reader: ConfigReader) throws {
+        self.init()
+        dataDirectory = reader.string(forKey: "hearclear.data.dir", default: dataDirectory)
+        resourcesDirectory = reader.string(forKey: "hearclear.resources", default: resourcesDirectory)
+        databaseURL = reader.string(forKey: "database.url", isSecret: true)
+        maxDistanceMetres = reader.double(forKey: "hearclear.max.distance.metres", default: maxDistanceMetres)
+        databaseConnections = reader.int(forKey: "hearclear.database.connections", default: databaseConnections)
+        referenceOffsetDB = reader.double(forKey: "hearclear.reference.offset.db", default: referenceOffsetDB)
+        aggregationWorkers = reader.int(forKey: "hearclear.aggregation.workers", default: aggregationWorkers)
+        let format = reader.string(forKey: "hearclear.log.format", default: logFormat.rawValue)
+        guard let logFormat = LogFormat(rawValue: format) else {
+            throw ConfigurationError.invalid("log format must be 'text' or 'json', not '\(format)'")
+        }
+        self.logFormat = logFormat
+        let level = reader.string(forKey: "hearclear.log.level", default: logLevel.rawValue)
+        guard let logLevel = Logger.Level(rawValue: level) else {
+            throw ConfigurationError.invalid(
+                "log level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+        self.logLevel = logLevel
+        guard maxDistanceMetres > 0, databaseConnections > 0, (1...32).contains(aggregationWorkers) else {
+            throw ConfigurationError.invalid(
+                "max distance and database connections must be positive, aggregation workers 1…32")
+        }
+    }
+
+    public var migrationsDirectory: String { resourcesDirectory + "/Migrations" }
+
+    /// Refuses to start without the resource folders `names` (under ``resourcesDirectory``),
+    /// naming the one missing.
+    public func checkResources(_ names: [String] = ["Migrations"]) throws {
+        for name in names {
+            let directory = resourcesDirectory + "/" + name
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
+            else {
+                throw ConfigurationError.invalid(
+                    "resources not found: \(directory) is missing; run from the repository or pass --resources DIR (HEARCLEAR_RESOURCES)"
+                )
+            }
+        }
+    }
+}
+
+public enum ConfigurationError: Error, CustomStringConvertible {
+    case invalid(String)
+    public var description: String {
+        switch self {
+        case .invalid(let message): message
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import HearClearStore
+import Logging
+import LoudnessCore
+import PostgresNIO
+
+/// The engine's operations over one database, for the HTTP server and the CLI alike: check-in
+/// intake, venues, devices, the loudness reads, admins' decisions on check-ins, and the
+/// aggregation worker. Build one per process and hand its parts to whoever needs them.
+public struct Engine: Sendable {
+    public let client: PostgresClient
+    public let configuration: EngineConfiguration
+    public let logger: Logger
+    public let intake: CheckinIntake
+    public let venues: VenueDirectory
+    public let devices: DeviceDirectory
+    public let loudness: LoudnessReads
+    public let decisions: CheckinDecisions
+
+    public init(client: PostgresClient, configuration: EngineConfiguration, logger: Logger) {
+        self.client = client
+        self.configuration = configuration
+        self.logger = logger
+        // Shared by ingest and venue updates, so a venue update is seen by ingest at once.
+        let cache = IngestCache()
+        let venueStore = VenueRepository(client: client, logger: logger, cache: cache)
+        let checkins = CheckinRepository(client: client, logger: logger, cache: cache)
+        intake = CheckinIntake(checkins: checkins, rule: IntakeRule(maxDistanceMetres: configuration.maxDistanceMetres))
+        loudness = LoudnessReads(
+            venues: venueStore, loudness: LoudnessRepository(client: client, logger: logger),
+            bands: BandRepository(client: client, logger: logger), checkins: checkins,
+            referenceOffsetDB: configuration.referenceOffsetDB, logger: logger)
+        venues = VenueDirectory(venues: venueStore, loudness: loudness)
+        devices = DeviceDirectory(
+            devices: DeviceRepository(client: client, logger: logger),
+            administration: DeviceAdministration(client: client, logger: logger))
+        // An admin's decision is judged once, at once: nothing to remember.
+        decisions = CheckinDecisions(
+            overrides: CheckinOverrideRepository(client: client, logger: logger),
+            aggregator: Aggregator(client: client, logger: logger, memoryCapacity: 0))
+    }
+
+    /// The aggregation worker of this process, held back by `gate` until the schema is ready.
+    public func worker(gate: StartupGate) -> AggregationWorker {
+        AggregationWorker(client: client, logger: logger, gate: gate, concurrency: configuration.aggregationWorkers)
+    }
+}

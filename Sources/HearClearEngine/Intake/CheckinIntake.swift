@@ -1,0 +1,30 @@
+import Foundation
+import HearClearStore
+import Logging
+import LoudnessCore
+import PostgresNIO
+
+/// The one way in for a check-in, from v1, v2 and the meter alike: stores it with its first
+/// judgement (``IntakeRule``: `pending`, or `excluded` when the phone was too far from the venue),
+/// creating its venue and device when needed, and queues the venue for the aggregation worker, in
+/// one transaction (docs/ARCHITECTURE.md, "The path of a check-in").
+public struct CheckinIntake: Sendable {
+    let checkins: CheckinRepository
+    public let rule: IntakeRule
+
+    public init(checkins: CheckinRepository, rule: IntakeRule) {
+        self.checkins = checkins
+        self.rule = rule
+    }
+
+    /// Stores the check-in, or finds it already stored (a retry) or conflicting (same id, other
+    /// content). Throws ``IngestError/unknownVenue(externalID:)`` when the venue does not exist and
+    /// the submission cannot create it.
+    public func submit(_ submission: CheckinSubmission) async throws -> IngestOutcome {
+        let rule = self.rule
+        let phone = submission.location.map { (latitude: $0.latitude, longitude: $0.longitude) }
+        return try await checkins.ingest(submission) { venue in
+            rule.verdict(phone: phone, venue: (venue.latitude, venue.longitude))
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import HearClearStore
+import Logging
+import LoudnessCore
+
+/// What people read, from stored rows only: cells in calibrated dB (model-corrected dBFS + the
+/// reference offset, rounded to 0.1 dB) labelled with the bands in the database *now*, so a band
+/// change shows in the next response (docs/ARCHITECTURE.md, "Bands and labels"). v1, v2 and the
+/// admin all read and label through here, so they agree.
+public struct LoudnessReads: Sendable {
+    let venues: VenueRepository
+    let loudness: LoudnessRepository
+    let bandStore: BandRepository
+    let checkins: CheckinRepository
+    /// Calibrated dB = dBFS + model offset + this (`--reference-offset-db`).
+    public let referenceOffsetDB: Double
+    let logger: Logger
+
+    public init(
+        venues: VenueRepository, loudness: LoudnessRepository, bands: BandRepository, checkins: CheckinRepository,
+        referenceOffsetDB: Double, logger: Logger
+    ) {
+        self.venues = venues
+        self.loudness = loudness
+        self.bandStore = bands
+        self.checkins = checkins
+        self.referenceOffsetDB = referenceOffsetDB
+        self.logger = logger
+    }
+
+    /// One cell as reported: calibrated levels rounded to 0.1 dB; the label is of the rounded level.
+    public struct Cell: Sendable, Equatable {
+        public var localHour: LocalHour
+        public var levelDB: Double
+        public var rangeDB: ClosedRange<Double>
+        public var label: String
+        public var checkins: Int
+        public var devices: Int
+        public var confidence: String
+    }
+
+    /// A venue's weekday × hour grid with the bands it was labelled with.
+    public struct Grid: Sendable, Equatable {
+        public var venue: Venue
+        public var bands: Bands
+        /// Monday 0:00 first; empty while the venue has no usable data.
+        public var cells: [Cell]
+    }
+
+    /// The bands in force; the defaults if the table holds an invalid set (logged).
+    public func currentBands() async throws -> Bands {
+        let stored = try await bandStore.current()
+        do {
+            return try Self.bands(stored)
+        } catch {
+            logger.error("bands in the database are invalid; using the defaults", metadata: ["error": "\(error)"])
+            return .standard
+        }
+    }
+
+    /// Stored bands as a validated set.
+    public static func bands(_ stored: [StoredBand]) throws -> Bands {
+        try Bands(stored.map { Band(label: $0.label, belowDB: $0.belowDB) })
+    }
+
+    /// The venue's grid; `nil` for an unknown venue.
+    public func grid(externalID: String) async throws -> Grid? {
+        guard let venue = try await venues.find(externalID: externalID) else { return nil }
+        let bands = try await currentBands()
+        return Grid(venue: venue, bands: bands, cells: try await cells(venueID: venue.id, bands: bands))
+    }
+
+    /// The venue's cells, Monday 0:00 first.
+    public func cells(venueID: Int64, bands: Bands) async throws -> [Cell] {
+        try await loudness.cells(venueID: venueID).map { cell in
+            let level = Self.rounded(cell.levelDBFS + referenceOffsetDB)
+            return Cell(
+                localHour: LocalHour(weekday: cell.weekday, hour: cell.hour), levelDB: level,
+                rangeDB: Self.rounded(
+                    cell.rangeLowDBFS + referenceOffsetDB)...Self.rounded(
+                        cell.rangeHighDBFS + referenceOffsetDB),
+                label: Self.label(ofCalibratedDB: level, bands: bands), checkins: cell.checkins, devices: cell.devices,
+                confidence: cell.confidence)
+        }
+    }
+
+    /// The venue's overall level: the median of its cells' calibrated levels (each weekday-hour
+    /// with data counts once, so a venue is not judged by its busiest hour alone), with its label.
+    /// `nil` without cells.
+    public static func overall(_ cells: [Cell], bands: Bands) -> (levelDB: Double, label: String)? {
+        guard let level = overallLevel(cells.map(\.levelDB)) else { return nil }
+        return (level, label(ofCalibratedDB: level, bands: bands))
+    }
+
+    /// The overall level alone (no bands to read), as ``overall(_:bands:)`` computes it.
+    public func overallLevel(venueID: Int64) async throws -> Double? {
+        Self.overallLevel(
+            try await loudness.cells(venueID: venueID).map { Self.rounded($0.levelDBFS + referenceOffsetDB) })
+    }
+
+    /// How many of the venue's check-ins are currently `included` in its cells.
+    public func includedCheckinCount(venueID: Int64) async throws -> Int {
+        try await loudness.includedCheckinCount(venueID: venueID)
+    }
+
+    /// The check-in with its calibrated level and label once judged; `nil` when unknown.
+    public func checkin(id: UUID) async throws -> JudgedCheckin? {
+        guard let checkin = try await checkins.find(id: id) else { return nil }
+        var judged = JudgedCheckin(checkin: checkin)
+        if let levelDBFS = checkin.levelDBFS, checkin.status != .pending {
+            let level = calibratedDB(
+                levelDBFS: Double(levelDBFS), modelOffsetDB: try await modelOffsetDB(model: checkin.deviceModel))
+            judged.levelDB = level
+            judged.label = Self.label(ofCalibratedDB: level, bands: try await currentBands())
+        }
+        return judged
+    }
+
+    /// The calibration offset of a device model (0 when it has none or no model is known).
+    public func modelOffsetDB(model: String?) async throws -> Double {
+        try await loudness.modelOffsetDB(model: model)
+    }
+
+    /// The rounded median of cells' reported levels.
+    private static func overallLevel(_ levels: [Double]) -> Double? {
+        RobustStatistics.median(levels).map(rounded)
+    }
+
+    /// Calibrated dB of a check-in's raw dBFS level and the device model's offset.
+    public func calibratedDB(levelDBFS: Double, modelOffsetDB: Double) -> Double {
+        Self.rounded(
+            CalibrationOffsets(deviceModelOffsetDB: modelOffsetDB, referenceOffsetDB: referenceOffsetDB)
+                .calibratedDB(fromDBFS: levelDBFS))
+    }
+
+    /// The one labelling rule of v1 and v2.
+    public static func label(ofCalibratedDB levelDB: Double, bands: Bands) -> String {
+        bands.label(for: levelDB)
+    }
+
+    /// Rounded to 0.1 dB, as reported.
+    public static func rounded(_ value: Double) -> Double {
+        (value * 10).rounded() / 10
+    }
+}
+
+extension JudgedCheckin {
+    init(checkin: StoredCheckin) {
+        self.init(checkin: checkin, levelDB: nil, label: nil)
+    }
+}

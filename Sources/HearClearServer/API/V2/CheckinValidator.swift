@@ -1,0 +1,171 @@
+import Foundation
+import HearClearEngine
+import HearClearStore
+import LoudnessCore
+
+/// Turns a v2 check-in body into a `CheckinSubmission`, enforcing the structural rules of
+/// docs/ARCHITECTURE.md, "API v2 rules". Odd but possible values (a peak under its average, −160 for silence) pass:
+/// cleaning judges those later.
+struct CheckinValidator {
+    static let sampleCount = 10...3600
+    static let maxFuture: TimeInterval = 15 * 60
+    static let maxAge: TimeInterval = 14 * 86_400
+    static let maxSpan: TimeInterval = 24 * 3_600
+    static let dbfsRange = -200.0...20.0
+    static let amplitudeRange = 0.0...10.0
+
+    enum Unit: String {
+        case dbfs, amplitude
+    }
+
+    var now: Date
+
+    func validate(_ body: CheckinRequest, source: CheckinSource = .v2) throws -> CheckinSubmission {
+        var rules = FieldRules()
+        var id: UUID?
+        if let raw = body.id {
+            id = UUID(uuidString: raw)
+            if id == nil { rules.fail("/id", "must be a UUID such as 7d6c2d2e-3f0b-4c55-9a0e-0a4c8f7e1b21") }
+        } else {
+            rules.fail("/id", "is required")
+        }
+
+        var venue: CheckinSubmission.VenueReference?
+        if let v = body.venue {
+            if let externalID = v.id {
+                if FieldRules.isValidVenueID(externalID) {
+                    // Fields given are checked; whether all three are needed depends on whether the
+                    // venue exists, which the store decides (IngestError.unknownVenue).
+                    let details = rules.venueDetails(
+                        name: v.name, latitude: v.latitude, longitude: v.longitude, timezone: v.timezone,
+                        address: v.address, category: v.category, at: "/venue", required: false
+                    )
+                    venue = .init(externalID: externalID, details: details)
+                } else {
+                    rules.fail("/venue/id", FieldRules.venueIDRule)
+                }
+            } else {
+                rules.fail("/venue/id", "is required")
+            }
+        } else {
+            rules.fail("/venue", "is required")
+        }
+
+        var deviceID: String?
+        var deviceModel: String?
+        if let d = body.device {
+            deviceID = rules.text(d.id, "/device/id", required: true, maxLength: 128)
+            deviceModel = rules.text(d.model, "/device/model", required: false, maxLength: 64)
+        } else {
+            rules.fail("/device", "is required")
+        }
+
+        var location: CheckinSubmission.Location?
+        if let l = body.location {
+            let latitude = rules.number(l.latitude, "/location/latitude", required: true, in: -90...90)
+            let longitude = rules.number(l.longitude, "/location/longitude", required: true, in: -180...180)
+            let accuracy = rules.number(l.accuracy, "/location/accuracy", required: false, in: 0...1_000_000)
+            if let latitude, let longitude {
+                location = .init(latitude: latitude, longitude: longitude, accuracyMetres: accuracy)
+            }
+        }
+
+        var unit = Unit.dbfs
+        if let raw = body.unit {
+            if let parsed = Unit(rawValue: raw) {
+                unit = parsed
+            } else {
+                rules.fail("/unit", "must be \"dbfs\" or \"amplitude\"")
+            }
+        }
+
+        let series = samples(body.samples, unit: unit, rules: &rules)
+        guard rules.errors.isEmpty, let id, let venue, let deviceID, let series else {
+            throw Problem.validation(rules.errors)
+        }
+        return CheckinSubmission(
+            id: id, venue: venue, deviceID: deviceID, deviceModel: deviceModel, location: location, source: source,
+            startedAt: series.start, offsetsSeconds: series.offsets, utcOffsetsMinutes: series.utcOffsets,
+            averageDBFS: series.average, peakDBFS: series.peak
+        )
+    }
+
+    struct Series {
+        var start: Date
+        var offsets: [Int32]
+        var utcOffsets: [Int16]
+        var average: [Float]
+        var peak: [Float]
+    }
+
+    private func samples(_ samples: [CheckinRequest.Sample]?, unit: Unit, rules: inout FieldRules) -> Series? {
+        guard let samples else {
+            rules.fail("/samples", "is required")
+            return nil
+        }
+        guard Self.sampleCount.contains(samples.count) else {
+            rules.fail("/samples", "must hold from 10 to 3600 samples (one a second), not \(samples.count)")
+            return nil
+        }
+        let range = unit == .dbfs ? Self.dbfsRange : Self.amplitudeRange
+        let rangeText = unit == .dbfs ? "from -200 to 20 dBFS" : "an amplitude from 0 to 10"
+        var series = Series(start: now, offsets: [], utcOffsets: [], average: [], peak: [])
+        series.offsets.reserveCapacity(samples.count)
+        series.average.reserveCapacity(samples.count)
+        series.peak.reserveCapacity(samples.count)
+        var first: Double?
+        var previous: Double?
+        var previousOffset: Int32 = -1
+        let latest = now.timeIntervalSince1970 + Self.maxFuture
+        let earliest = now.timeIntervalSince1970 - Self.maxAge
+        for (index, sample) in samples.enumerated() where !rules.isFull {
+            let pointer = "/samples/\(index)"
+            if let text = sample.t {
+                if let time = RFC3339.parse(text) {
+                    let seconds = time.secondsSince1970
+                    if seconds > latest {
+                        rules.fail(pointer + "/t", "is more than 15 minutes in the future")
+                    } else if seconds < earliest {
+                        rules.fail(pointer + "/t", "is more than 14 days old")
+                    } else if let previous, seconds <= previous {
+                        rules.fail(pointer + "/t", "must be later than the previous sample's time")
+                    } else {
+                        let start = first ?? seconds
+                        first = start
+                        let offset = Int32((seconds - start).rounded())
+                        if seconds - start > Self.maxSpan {
+                            rules.fail(pointer + "/t", "is more than 24 hours after the first sample")
+                        } else if offset == previousOffset {
+                            rules.fail(pointer + "/t", "falls in the same second as the previous sample")
+                        }
+                        series.offsets.append(offset)
+                        series.utcOffsets.append(Int16(time.offsetMinutes))
+                        previousOffset = offset
+                    }
+                    previous = seconds
+                } else {
+                    rules.fail(
+                        pointer + "/t", "must be an RFC 3339 time with an offset, such as 2026-11-21T21:03:04+11:00")
+                }
+            } else {
+                rules.fail(pointer + "/t", "is required")
+            }
+            for (value, name) in [(sample.average, "average"), (sample.peak, "peak")] {
+                guard let value else {
+                    rules.fail("\(pointer)/\(name)", "is required")
+                    continue
+                }
+                guard range.contains(value) else {
+                    rules.fail("\(pointer)/\(name)", "must be \(rangeText)")
+                    continue
+                }
+                let dbfs = unit == .dbfs ? Float(value) : Float(Level.dBFS(fromAmplitude: value))
+                if name == "average" { series.average.append(dbfs) } else { series.peak.append(dbfs) }
+            }
+        }
+        guard rules.errors.isEmpty, let first else { return nil }
+        series.start = Date(timeIntervalSince1970: first)
+        if Set(series.utcOffsets).count == 1 { series.utcOffsets = [series.utcOffsets[0]] }
+        return series
+    }
+}

@@ -1,0 +1,64 @@
+import HearClearEngine
+import LoudnessCore
+
+/// `GET /api/v2/venues/{venueId}/loudness`: the weekday × hour grid in venue-local time, calibrated
+/// dB, only cells with data, days Monday…Sunday (docs/ARCHITECTURE.md, "API v2 rules").
+struct LoudnessBody: Encodable {
+    struct Day: Encodable {
+        var day: String
+        var hours: [Hour]
+    }
+
+    struct Hour: Encodable {
+        var hour: Int
+        var level: Double
+        var label: String
+        var range: [Double]
+        var checkins: Int
+        var devices: Int
+        var confidence: String
+    }
+
+    var venue: String
+    var timezone: String?
+    var unit = "dB"
+    var bands: [Band]
+    var days: [Day]
+
+    init(venue: String, timezone: String?, bands: Bands, cells: [LoudnessReads.Cell]) {
+        self.venue = venue
+        self.timezone = timezone
+        self.bands = bands.bands
+        let byDay = Dictionary(grouping: cells, by: \.localHour.weekday)
+        days = (1...7).compactMap { weekday in
+            guard let cells = byDay[weekday], !cells.isEmpty else { return nil }
+            return Day(
+                day: LocalHour.weekdayNames[weekday - 1],
+                hours: cells.sorted { $0.localHour < $1.localHour }.map { cell in
+                    Hour(
+                        hour: cell.localHour.hour, level: cell.levelDB, label: cell.label,
+                        range: [cell.rangeDB.lowerBound, cell.rangeDB.upperBound], checkins: cell.checkins,
+                        devices: cell.devices, confidence: cell.confidence)
+                })
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(venue, forKey: .venue)
+        try container.encode(timezone, forKey: .timezone)
+        try container.encode(unit, forKey: .unit)
+        try container.encode(bands, forKey: .bands)
+        try container.encode(days, forKey: .days)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case venue, timezone, unit, bands, days
+    }
+}
+
+/// `GET /api/v2/bands`: the bands in force, calibrated dB, quietest first.
+struct BandsBody: Encodable {
+    var unit = "dB"
+    var bands: [Band]
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Logging
+import LoudnessCore
+import PostgresNIO
+
+/// Check-ins: ingest (idempotent on the client's id) and reads.
+public struct CheckinRepository: Sendable {
+    /// Decides a new check-in's first status from its venue (the engine's intake rule).
+    public typealias FirstJudgement = @Sendable (Venue) -> IntakeRule.Verdict
+
+    let client: PostgresClient
+    let logger: Logger
+    let cache: IngestCache
+
+    /// - Parameter cache: share it with the `VenueRepository` so a venue update is seen at once.
+    public init(client: PostgresClient, logger: Logger, cache: IngestCache = IngestCache()) {
+        self.client = client
+        self.logger = logger
+        self.cache = cache
+    }
+
+    /// Stores the check-in, its device and (when needed) its venue, and enqueues the venue for
+    /// aggregation, all in one transaction. `firstJudgement` gives the check-in's status and
+    /// reasons at receipt from its venue.
+    public func ingest(_ submission: CheckinSubmission, firstJudgement: FirstJudgement) async throws -> IngestOutcome {
+        let inserted: CheckinReceipt?
+        if let venue = cache.venue(submission.venue.externalID),
+            let deviceID = cache.device(submission.deviceID, model: submission.deviceModel)
+        {
+            // Fast path: one statement, its own transaction.
+            inserted = try await client.withConnection { connection in
+                try await insert(
+                    submission, venue: venue, deviceID: deviceID, firstJudgement: firstJudgement, on: connection)
+            }
+        } else {
+            let stored: (CheckinReceipt, Venue, Int64)? = try await client.transaction(logger: logger) { connection in
+                let venue = try await resolveVenue(submission.venue, on: connection)
+                let deviceID = try await connection.query(
+                    DeviceRepository.upsertQuery(clientID: submission.deviceID, model: submission.deviceModel),
+                    logger: logger
+                ).decode(Int64.self).first { _ in true }
+                guard let deviceID else { throw StoreError.unexpected("device upsert returned no row") }
+                let receipt = try await insert(
+                    submission, venue: venue, deviceID: deviceID, firstJudgement: firstJudgement, on: connection)
+                guard let receipt else { throw DuplicateSignal() }
+                return (receipt, venue, deviceID)
+            } catchDuplicate: {
+                nil
+            }
+            // Remembered only after COMMIT: another request may use these keys at once.
+            if let (_, venue, deviceID) = stored {
+                cache.remember(venue)
+                cache.remember(device: deviceID, clientID: submission.deviceID, model: submission.deviceModel)
+            }
+            inserted = stored?.0
+        }
+        if let inserted { return .created(inserted) }
+        guard let stored = try await storedContent(id: submission.id) else {
+            throw StoreError.unexpected("check-in \(submission.id) conflicted but cannot be read")
+        }
+        return stored.matches(submission) ? .duplicate(stored.receipt) : .conflict(id: submission.id)
+    }
+
+    /// Inserts the check-in and queues its venue; nil when the id already exists.
+    private func insert(
+        _ submission: CheckinSubmission, venue: Venue, deviceID: Int64, firstJudgement: FirstJudgement,
+        on connection: PostgresConnection
+    ) async throws -> CheckinReceipt? {
+        let verdict = firstJudgement(venue)
+        let rows = try await connection.query(
+            Self.insertQuery(submission, venueID: venue.id, deviceID: deviceID, verdict: verdict), logger: logger)
+        guard let receivedAt = try await rows.decode(Date.self).first(where: { _ in true }) else { return nil }
+        return CheckinReceipt(
+            id: submission.id, venueExternalID: venue.externalID, status: verdict.status, reasons: verdict.reasons,
+            receivedAt: receivedAt, sampleCount: submission.averageDBFS.count
+        )
+    }
+
+    /// The venue of a check-in: found, else created from the details the check-in carries.
+    private func resolveVenue(_ reference: CheckinSubmission.VenueReference, on connection: PostgresConnection)
+        async throws -> Venue
+    {
+        let venues = VenueRepository(client: client, logger: logger, cache: cache)
+        if let venue = try await venues.find(externalID: reference.externalID, on: connection) { return venue }
+        guard let details = reference.details else {
+            throw IngestError.unknownVenue(externalID: reference.externalID)
+        }
+        return try await venues.createIfMissing(externalID: reference.externalID, details: details, on: connection)
+    }
+
+    static func insertQuery(
+        _ s: CheckinSubmission, venueID: Int64, deviceID: Int64, verdict: IntakeRule.Verdict
+    ) -> PostgresQuery {
+        let status = verdict.status.rawValue
+        let reasons = verdict.reasons.map(\.rawValue)
+        return """
+            WITH inserted AS (
+                INSERT INTO checkins (
+                    id, venue_id, device_id, source, started_at, ended_at, sample_count, offsets_s, utc_offsets_min,
+                    average_dbfs, peak_dbfs, zone_guessed, location_latitude, location_longitude,
+                    location_accuracy_m, distance_m, receipt_status, receipt_reasons, status, reasons)
+                VALUES (
+                    \(s.id), \(venueID), \(deviceID), \(s.source.rawValue), \(s.startedAt), \(s.endedAt),
+                    \(s.offsetsSeconds.count), \(s.offsetsSeconds), \(s.utcOffsetsMinutes), \(s.averageDBFS),
+                    \(s.peakDBFS), \(s.zoneGuessed), \(s.location?.latitude), \(s.location?.longitude),
+                    \(s.location?.accuracyMetres), \(verdict.distanceMetres), \(status), \(reasons), \(status), \(reasons))
+                ON CONFLICT (id) DO NOTHING
+                RETURNING venue_id, received_at),
+            \(unescaped: AggregationQueue.enqueueing(from: "inserted", checkinsOnly: true))
+            SELECT inserted.received_at FROM inserted, notified
+            """
+    }
+}
+
+/// Thrown inside the ingest transaction when the id already exists, to roll it back.
+struct DuplicateSignal: Error {}
+
+extension PostgresClient {
+    /// `transaction`, mapping a `DuplicateSignal` from `body` to `onDuplicate()`.
+    func transaction<Result: Sendable>(
+        logger: Logger, _ body: (PostgresConnection) async throws -> Result,
+        catchDuplicate onDuplicate: () -> Result
+    ) async throws -> Result {
+        do {
+            return try await transaction(logger: logger, body)
+        } catch is DuplicateSignal {
+            return onDuplicate()
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// A device as the admin sees it. `clientID` is whole here: shorten it before showing it.
+public struct DeviceSummary: Sendable, Equatable {
+    /// The device's key in `devices`; what `hearclear devices exclude` takes.
+    public var key: Int64
+    public var clientID: String
+    public var model: String?
+    public var checkins: Int
+    public var lastSeenAt: Date
+    public var excluded: Bool
+    public var excludedAt: Date?
+    public var note: String?
+    /// Per check-in mean residual against its cells estimated from other devices (dB), for the
+    /// check-ins that shared a cell with another device.
+    public var residualsDB: [Double]
+}
+
+/// Admin operations on devices: exclude (its check-ins leave every aggregate), include again,
+/// list. Excluding or including queues every venue the device checked in at, in the same
+/// transaction, so the aggregates follow within a second.
+public struct DeviceAdministration: Sendable {
+    /// What an exclude or include did.
+    public enum Change: Sendable, Equatable {
+        /// The device changed state; `venues` were queued for recomputation.
+        case changed(key: Int64, venues: Int)
+        /// The device was already in that state; nothing was queued.
+        case unchanged(key: Int64)
+        /// No device has that key or client id.
+        case notFound
+    }
+
+    let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Excludes (or, with `excluded: false`, includes again) the device whose key (as listed) or
+    /// whole client id is `reference`.
+    public func setExcluded(_ reference: String, excluded: Bool, note: String? = nil) async throws -> Change {
+        try await client.transaction(logger: logger) { connection in
+            let key = Int64(reference) ?? -1
+            let rows = try await connection.query(
+                """
+                SELECT id, excluded FROM devices WHERE id = \(key) OR client_id = \(reference)
+                ORDER BY (id = \(key)) DESC LIMIT 1 FOR UPDATE
+                """,
+                logger: logger)
+            var found: (Int64, Bool)?
+            for try await row in rows.decode((Int64, Bool).self) { found = row }
+            guard let (deviceKey, wasExcluded) = found else { return .notFound }
+            guard wasExcluded != excluded else { return .unchanged(key: deviceKey) }
+            try await connection.query(
+                """
+                UPDATE devices SET excluded = \(excluded),
+                    excluded_at = CASE WHEN \(excluded) THEN now() END,
+                    excluded_note = CASE WHEN \(excluded) THEN \(note) END
+                WHERE id = \(deviceKey)
+                """,
+                logger: logger)
+            let venues = try await Self.enqueueVenues(of: [deviceKey], on: connection, logger: logger)
+            return .changed(key: deviceKey, venues: venues)
+        }
+    }
+
+    /// Queues (and wakes the workers for) every venue with a check-in from `deviceKeys`.
+    @discardableResult
+    private static func enqueueVenues(of deviceKeys: [Int64], on connection: PostgresConnection, logger: Logger)
+        async throws -> Int
+    {
+        let rows = try await connection.query(AggregationQueue.enqueueingVenues(ofDevices: deviceKeys), logger: logger)
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+
+    /// Devices, most recently seen first (only excluded ones with `excludedOnly`): the admin's
+    /// list, without its outlier counts.
+    public func list(excludedOnly: Bool = false, limit: Int = 100) async throws -> [DeviceSummary] {
+        try await AdminDeviceRepository(client: client, logger: logger)
+            .list(excludedOnly: excludedOnly, limit: limit, offset: 0).map(\.summary)
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The venues waiting for aggregation (`aggregation_queue`, filled by ingest) and the locking that
+/// lets any number of workers share it: a venue is taken with `pg_try_advisory_xact_lock(venue_id)`,
+/// so no venue is processed by two workers at once, and only the holder of a venue's lock deletes
+/// its entries (ingest only inserts), so nobody ever waits on a queue row. A worker takes a batch
+/// of venues at a time: everything it does for them happens in one transaction, which ends by
+/// deleting exactly the queue entries it saw when it took them. An entry added meanwhile stays
+/// queued, so no venue is ever lost.
+public struct AggregationQueue: Sendable {
+    /// A venue taken for processing.
+    public struct Claim: Sendable, Equatable {
+        public let venueID: Int64
+        /// Every entry seen came from ingest (`checkins_only`): only new check-ins were added, so a
+        /// worker that remembers the venue may read just those.
+        public let checkinsOnly: Bool
+
+        public init(venueID: Int64, checkinsOnly: Bool) {
+            self.venueID = venueID
+            self.checkinsOnly = checkinsOnly
+        }
+    }
+
+    /// What one attempt to take work found.
+    public struct Batch: Sendable, Equatable {
+        /// Venues processed, their entries removed, oldest entry first.
+        public var processed: [Int64]
+        /// Queued venues another worker holds (or has just processed): leave them to it.
+        public var busy: [Int64]
+        /// Nothing (else) is queued.
+        public var isEmpty: Bool { processed.isEmpty && busy.isEmpty }
+
+        public init(processed: [Int64] = [], busy: [Int64] = []) {
+            self.processed = processed
+            self.busy = busy
+        }
+    }
+
+    /// Thrown by ``processNext(limit:skipping:_:)`` when the work for a batch failed; the
+    /// transaction was rolled back, so its venues stay queued.
+    public struct VenueFailure: Error, CustomStringConvertible {
+        public let venueIDs: [Int64]
+        public let underlying: any Error
+        public var description: String {
+            "venue\(venueIDs.count == 1 ? "" : "s") \(venueIDs.map(String.init).joined(separator: ", ")): "
+                + String(reflecting: underlying)
+        }
+    }
+
+    /// Works on the claimed venues inside the transaction that holds their locks.
+    public typealias Work<Output> =
+        @Sendable (_ claims: [Claim], _ connection: PostgresConnection) async throws -> Output
+
+    let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Takes up to `limit` venues, oldest queued entry first, that are not in `skipping` and that
+    /// no other worker holds; runs `work` for them and removes the entries seen, all in one
+    /// transaction. `work`'s output is returned once the transaction has committed; it is `nil`
+    /// when no venue was taken.
+    public func processNext<Output: Sendable>(
+        limit: Int = 1, skipping: Set<Int64> = [], _ work: Work<Output>
+    ) async throws -> (batch: Batch, output: Output?) {
+        try await client.transaction(logger: logger) { connection in
+            // The candidates are chosen (and limited) before any lock is tried, so no venue beyond
+            // them is locked; each free one is locked in the same statement.
+            let candidates = try await connection.query(
+                """
+                WITH candidates AS MATERIALIZED (
+                    SELECT venue_id, min(id) AS first FROM aggregation_queue WHERE venue_id <> ALL(\(Array(skipping)))
+                    GROUP BY venue_id ORDER BY min(id) LIMIT \(max(1, limit)))
+                SELECT venue_id, pg_try_advisory_xact_lock(venue_id) FROM candidates ORDER BY first
+                """,
+                logger: logger)
+            var locked: [Int64] = []
+            var batch = Batch()
+            for try await (venueID, isLocked) in candidates.decode((Int64, Bool).self) {
+                if isLocked { locked.append(venueID) } else { batch.busy.append(venueID) }
+            }
+            guard !locked.isEmpty else { return (batch, nil) }
+            // The entries are read again now that the locks are held: that statement's snapshot may
+            // predate another worker's commit, and only a lock holder deletes a venue's entries. A
+            // venue whose entries are gone was just processed by another worker.
+            let entries = try await connection.query(
+                """
+                SELECT venue_id, array_agg(id), bool_and(checkins_only) FROM aggregation_queue
+                WHERE venue_id = ANY(\(locked)) GROUP BY venue_id
+                """,
+                logger: logger)
+            var queued: [Int64: (ids: [Int64], checkinsOnly: Bool)] = [:]
+            for try await (venueID, ids, only) in entries.decode((Int64, [Int64], Bool).self) {
+                queued[venueID] = (ids, only)
+            }
+            var claims: [Claim] = []
+            var seen: [Int64] = []
+            for venueID in locked {
+                guard let entry = queued[venueID] else {
+                    batch.busy.append(venueID)
+                    continue
+                }
+                claims.append(Claim(venueID: venueID, checkinsOnly: entry.checkinsOnly))
+                seen += entry.ids
+                batch.processed.append(venueID)
+            }
+            guard !claims.isEmpty else { return (batch, nil) }
+            let output: Output
+            do {
+                output = try await work(claims, connection)
+                try await connection.query("DELETE FROM aggregation_queue WHERE id = ANY(\(seen))", logger: logger)
+            } catch {
+                throw VenueFailure(venueIDs: claims.map(\.venueID), underlying: error)
+            }
+            return (batch, output)
+        }
+    }
+
+    /// Processes one venue now, in full, waiting for another worker that holds it, whether queued
+    /// or not.
+    public func process<Output: Sendable>(venueID: Int64, _ work: Work<Output>) async throws -> Output {
+        try await client.transaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(venueID))", logger: logger)
+            let rows = try await connection.query(
+                "SELECT id FROM aggregation_queue WHERE venue_id = \(venueID)", logger: logger)
+            var seen: [Int64] = []
+            for try await id in rows.decode(Int64.self) { seen.append(id) }
+            let output = try await work([Claim(venueID: venueID, checkinsOnly: false)], connection)
+            if !seen.isEmpty {
+                try await connection.query("DELETE FROM aggregation_queue WHERE id = ANY(\(seen))", logger: logger)
+            }
+            return output
+        }
+    }
+
+    /// Queues one venue (and wakes the workers).
+    public func enqueue(venueID: Int64) async throws {
+        try await client.query(
+            """
+            WITH venue AS (SELECT \(venueID)::int8 AS venue_id), \(unescaped: Self.enqueueing(from: "venue"))
+            SELECT count(*) FROM notified
+            """,
+            logger: logger)
+    }
+
+    /// Makes the next judgement of one venue (or of all) clean its check-ins again instead of
+    /// reusing their stored cleaning: for a recompute after a change of method. The caller queues
+    /// or recomputes the venues.
+    public func forgetCleaning(venueID: Int64? = nil) async throws {
+        try await client.query(Self.forgettingCleaning(venueID: venueID, enqueue: false), logger: logger)
+    }
+
+    /// Queues every venue that has check-ins; returns how many.
+    @discardableResult
+    public func enqueueAll() async throws -> Int {
+        let rows = try await client.query(
+            """
+            WITH checked_in AS (
+                SELECT v.id AS venue_id FROM venues v WHERE EXISTS (SELECT 1 FROM checkins c WHERE c.venue_id = v.id)
+                ORDER BY v.id),
+            \(unescaped: Self.enqueueing(from: "checked_in", oneNotification: true))
+            SELECT count(*) FROM notified
+            """,
+            logger: logger)
+        var count = 0
+        for try await queued in rows.decode(Int.self) { count = queued }
+        return count
+    }
+
+    /// Distinct venues waiting.
+    public func pendingVenueCount() async throws -> Int {
+        let rows = try await client.query("SELECT count(DISTINCT venue_id) FROM aggregation_queue", logger: logger)
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+
+    /// The venue key of an external id, when the venue exists.
+    public func venueKey(externalID: String) async throws -> Int64? {
+        let rows = try await client.query("SELECT id FROM venues WHERE external_id = \(externalID)", logger: logger)
+        for try await id in rows.decode(Int64.self) { return id }
+        return nil
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Venues by external id.
+public struct VenueRepository: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+    let cache: IngestCache
+
+    public init(client: PostgresClient, logger: Logger, cache: IngestCache = IngestCache()) {
+        self.client = client
+        self.logger = logger
+        self.cache = cache
+    }
+
+    static let columns =
+        "id, external_id, name, latitude, longitude, timezone, address, category, created_at, updated_at"
+
+    /// What ``save(externalID:details:replacing:on:)`` did.
+    struct Saved {
+        var venue: Venue
+        var created: Bool
+        var zoneChanged: Bool
+    }
+
+    /// The one statement that writes a venue: creates it, or — with `replacing` — replaces the
+    /// details of the existing one. `nil` when the venue exists and `replacing` is false (the
+    /// existing row is left as it is; read it with ``find(externalID:on:)``).
+    static func saveQuery(externalID: String, details: VenueDetails, replacing: Bool) -> PostgresQuery {
+        """
+        WITH previous AS (SELECT timezone FROM venues WHERE external_id = \(externalID))
+        INSERT INTO venues (external_id, name, latitude, longitude, timezone, address, category)
+        VALUES (\(externalID), \(details.name), \(details.latitude), \(details.longitude),
+                \(details.timezone), \(details.address), \(details.category))
+        ON CONFLICT (external_id) DO UPDATE SET
+            name = EXCLUDED.name, latitude = EXCLUDED.latitude, longitude = EXCLUDED.longitude,
+            timezone = EXCLUDED.timezone, address = EXCLUDED.address, category = EXCLUDED.category,
+            updated_at = now()
+        WHERE \(replacing)
+        RETURNING \(unescaped: columns), (xmax = 0) AS inserted,
+                  (SELECT p.timezone IS DISTINCT FROM venues.timezone FROM previous p) AS zone_changed
+        """
+    }
+
+    func save(externalID: String, details: VenueDetails, replacing: Bool, on connection: PostgresConnection)
+        async throws -> Saved?
+    {
+        let rows = try await connection.query(
+            Self.saveQuery(externalID: externalID, details: details, replacing: replacing), logger: logger)
+        var saved: Saved?
+        for try await row in rows {
+            var c = ColumnReader(row)
+            let venue = Venue(
+                id: try c.next(), externalID: try c.next(), name: try c.next(), latitude: try c.next(),
+                longitude: try c.next(), timezone: try c.next(), address: try c.next(), category: try c.next(),
+                createdAt: try c.next(), updatedAt: try c.next()
+            )
+            saved = Saved(venue: venue, created: try c.next(Bool.self), zoneChanged: try c.next(Bool?.self) == true)
+        }
+        return saved
+    }
+
+    /// Creates or replaces the venue's details; `created` tells which happened. When the time
+    /// zone of a venue with check-ins changes, their venue-local hours change: their cleaning is
+    /// forgotten and the venue queued, in the same transaction.
+    public func upsert(externalID: String, details: VenueDetails) async throws -> (venue: Venue, created: Bool) {
+        cache.forgetVenue(externalID)
+        defer { cache.forgetVenue(externalID) }
+        return try await client.transaction(logger: logger) { connection in
+            guard let saved = try await save(externalID: externalID, details: details, replacing: true, on: connection)
+            else { throw StoreError.unexpected("venue upsert returned no row") }
+            // After the rows are read: one query at a time on a connection.
+            if saved.zoneChanged {
+                try await connection.query(
+                    AggregationQueue.forgettingCleaning(venueID: saved.venue.id, enqueue: true), logger: logger)
+            }
+            return (saved.venue, saved.created)
+        }
+    }
+
+    /// Creates the venue unless it exists; never changes an existing one.
+    public func createIfMissing(externalID: String, details: VenueDetails) async throws -> Venue {
+        try await client.withConnection { connection in
+            try await createIfMissing(externalID: externalID, details: details, on: connection)
+        }
+    }
+
+    /// ``createIfMissing(externalID:details:)`` on a connection (in the caller's transaction).
+    func createIfMissing(externalID: String, details: VenueDetails, on connection: PostgresConnection)
+        async throws -> Venue
+    {
+        if let saved = try await save(externalID: externalID, details: details, replacing: false, on: connection) {
+            return saved.venue
+        }
+        // Read committed: this statement sees a row a concurrent transaction just committed.
+        guard let venue = try await find(externalID: externalID, on: connection) else {
+            throw StoreError.unexpected("venue \(externalID) missing after insert")
+        }
+        return venue
+    }
+
+    public func find(externalID: String) async throws -> Venue? {
+        try await client.withConnection { connection in try await find(externalID: externalID, on: connection) }
+    }
+
+    func find(externalID: String, on connection: PostgresConnection) async throws -> Venue? {
+        let rows = try await connection.query(
+            "SELECT \(unescaped: Self.columns) FROM venues WHERE external_id = \(externalID)", logger: logger
+        )
+        for try await row in rows.decode(VenueRow.self) { return Venue(row) }
+        return nil
+    }
+
+    /// How many check-ins the venue has, in all.
+    public func checkinCount(venueID: Int64) async throws -> Int {
+        let rows = try await client.query("SELECT count(*) FROM checkins WHERE venue_id = \(venueID)", logger: logger)
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+}
+
+typealias VenueRow = (Int64, String, String, Double, Double, String?, String?, String?, Date, Date)
+
+extension Venue {
+    init(_ row: VenueRow) {
+        self.init(
+            id: row.0, externalID: row.1, name: row.2, latitude: row.3, longitude: row.4, timezone: row.5,
+            address: row.6, category: row.7, createdAt: row.8, updatedAt: row.9
+        )
+    }
+}
