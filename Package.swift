@@ -46,7 +46,9 @@ let package = Package(
         .target(
             name: "HearClearTestSupport",
             dependencies: [
+                "HearClearEngine",
                 "HearClearStore",
+                "LoudnessCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -108,6 +110,16 @@ let package = Package(
         .testTarget(
             name: "HearClearStoreTests",
             dependencies: ["HearClearStore", "HearClearTestSupport"]
+        ),
+        .testTarget(
+            name: "HearClearEngineTests",
+            dependencies: [
+                "HearClearEngine",
+                "HearClearStore",
+                "HearClearTestSupport",
+                "LoudnessCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
         ),
         .testTarget(
             name: "HearClearServerTests",

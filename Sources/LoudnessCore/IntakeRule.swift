@@ -8,10 +8,15 @@ public struct IntakeRule: Sendable, Equatable {
         public var status: CheckinStatus
         public var reasons: [JudgementReason]
         public var distanceMetres: Double?
+
+        public init(status: CheckinStatus, reasons: [JudgementReason], distanceMetres: Double?) {
+            self.status = status
+            self.reasons = reasons
+            self.distanceMetres = distanceMetres
+        }
     }
 
-    /// 250 m by default (`--max-distance-metres`): a phone's fix indoors is often 50–100 m off,
-    /// and a venue's coordinates mark its middle, not its walls.
+    /// 250 m by default (`--max-distance-metres`).
     public var maxDistanceMetres: Double
 
     public init(maxDistanceMetres: Double = 250) {

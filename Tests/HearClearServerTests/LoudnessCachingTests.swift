@@ -1,6 +1,7 @@
 import Foundation
 import HearClearServer
 import HearClearStore
+import HearClearTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing

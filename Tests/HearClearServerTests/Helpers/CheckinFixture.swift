@@ -1,5 +1,6 @@
 import Foundation
 import HearClearServer
+import HearClearTestSupport
 import Hummingbird
 import HummingbirdTesting
 import LoudnessCore
@@ -8,7 +9,7 @@ import LoudnessCore
 
 /// v2 check-ins with clean, varied seconds around a level (never a stuck meter, never a spike).
 struct CheckinFixture {
-    static let wobbleDB: [Double] = [0, 0.4, -0.3, 0.2, -0.5, 0.1, -0.2]
+    static let wobbleDB = SubmissionFixture.wobbleDB
     /// python3: 10*log10(mean(10**(w/10))) of 120 seconds of the wobble: a check-in's Leq is its
     /// level plus this.
     static let wobbleLeqDB = -0.0331
@@ -22,12 +23,7 @@ struct CheckinFixture {
     var start: Date
     var seconds = 120
 
-    /// 10 minutes past the previous whole UTC hour: in the past, inside the 14-day window, and
-    /// (at whole-hour zone offsets) inside one venue-local hour for a few minutes.
-    static var previousHourStart: Date {
-        let now = Date().timeIntervalSince1970
-        return Date(timeIntervalSince1970: (now / 3_600).rounded(.down) * 3_600 - 3_600 + 600)
-    }
+    static var previousHourStart: Date { SubmissionFixture.previousHourStart }
 
     var json: ByteBuffer {
         let samples = (0..<seconds).map { second -> [String: Any] in

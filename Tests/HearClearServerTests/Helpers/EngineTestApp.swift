@@ -36,20 +36,10 @@ enum EngineTestApp {
         }
     }
 
-    /// Polls `probe` every 50 ms until it returns a value, for at most `limit`.
+    /// ``HearClearTestSupport/eventually(within:_:_:)``, for the tests that read it from here.
     static func eventually<T>(
         within limit: Duration = .seconds(10), _ what: String, _ probe: () async throws -> T?
     ) async throws -> T {
-        let deadline = ContinuousClock.now + limit
-        while true {
-            if let value = try await probe() { return value }
-            guard ContinuousClock.now < deadline else { throw Timeout(what: what) }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-    }
-
-    struct Timeout: Error, CustomStringConvertible {
-        let what: String
-        var description: String { "timed out waiting for \(what)" }
+        try await HearClearTestSupport.eventually(within: limit, what, probe)
     }
 }

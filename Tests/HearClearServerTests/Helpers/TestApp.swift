@@ -54,13 +54,6 @@ func withLiveApp<T: Sendable>(_ body: @Sendable @escaping (any TestClientProtoco
 }
 
 extension PostgresClient {
-    /// `SELECT count(*) FROM table`.
-    func count(_ table: String, where condition: String = "true") async throws -> Int {
-        let rows = try await query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(table) WHERE \(condition)"))
-        for try await count in rows.decode(Int.self) { return count }
-        return -1
-    }
-
     /// Row counts of every table ingest writes to, to show nothing was written.
     func writtenRows() async throws -> [String: Int] {
         var counts: [String: Int] = [:]

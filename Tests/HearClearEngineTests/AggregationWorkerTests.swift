@@ -1,5 +1,4 @@
 import Foundation
-import HearClearServer
 import HearClearStore
 import HearClearTestSupport
 import PostgresNIO
@@ -10,7 +9,7 @@ import Testing
 @Suite("Aggregation workers")
 struct AggregationWorkerTests {
     private func count(_ sql: PostgresQuery, on client: PostgresClient) async throws -> Int {
-        for try await count in try await client.query(sql, logger: EngineTestApp.logger).decode(Int.self) {
+        for try await count in try await client.query(sql, logger: engineTestLogger).decode(Int.self) {
             return count
         }
         return 0
@@ -24,7 +23,7 @@ struct AggregationWorkerTests {
             for _ in 0..<workers {
                 group.addTask {
                     try await AggregationWorker(
-                        client: client, logger: EngineTestApp.logger, pollInterval: .seconds(600)
+                        client: client, logger: engineTestLogger, pollInterval: .seconds(600)
                     )
                     .run()
                 }
@@ -36,8 +35,8 @@ struct AggregationWorkerTests {
 
     @Test func twoWorkersOnOneDatabaseJudgeEveryCheckinOnceWokenByNotify() async throws {
         try await withTestDatabase { client, _ in
-            let repository = CheckinRepository(client: client, logger: EngineTestApp.logger)
-            let start = CheckinFixture.previousHourStart
+            let repository = CheckinRepository(client: client, logger: engineTestLogger)
+            let start = SubmissionFixture.previousHourStart
 
             try await withWorkers(2, client: client) {
                 // Give both workers time to LISTEN; from then on only NOTIFY can wake them.
@@ -50,7 +49,7 @@ struct AggregationWorkerTests {
                         _ = try await repository.ingest(submission, maxDistanceMetres: 250)
                     }
                 }
-                _ = try await EngineTestApp.eventually("every check-in judged") {
+                _ = try await eventually("every check-in judged") {
                     let pending = try await count("SELECT count(*) FROM checkins WHERE status = 'pending'", on: client)
                     let queued = try await count("SELECT count(*) FROM aggregation_queue", on: client)
                     return pending == 0 && queued == 0 ? true : nil
@@ -66,8 +65,8 @@ struct AggregationWorkerTests {
     @Test("two workers, each remembering what it judged, write what one full read of each venue writes")
     func twoRememberingWorkersAgreeWithAFullRead() async throws {
         try await withTestDatabase { client, _ in
-            let repository = CheckinRepository(client: client, logger: EngineTestApp.logger)
-            let start = CheckinFixture.previousHourStart
+            let repository = CheckinRepository(client: client, logger: engineTestLogger)
+            let start = SubmissionFixture.previousHourStart
 
             try await withWorkers(2, client: client) {
                 try await Task.sleep(for: .milliseconds(500))
@@ -86,15 +85,15 @@ struct AggregationWorkerTests {
                     }
                     try await Task.sleep(for: .milliseconds(50))
                 }
-                _ = try await EngineTestApp.eventually("every check-in judged") {
+                _ = try await eventually("every check-in judged") {
                     let pending = try await count("SELECT count(*) FROM checkins WHERE status = 'pending'", on: client)
                     let queued = try await count("SELECT count(*) FROM aggregation_queue", on: client)
                     return pending == 0 && queued == 0 ? true : nil
                 }
             }
 
-            let queue = AggregationQueue(client: client, logger: EngineTestApp.logger)
-            let fullRead = Aggregator(client: client, logger: EngineTestApp.logger, memoryCapacity: 0)
+            let queue = AggregationQueue(client: client, logger: engineTestLogger)
+            let fullRead = Aggregator(client: client, logger: engineTestLogger, memoryCapacity: 0)
             for venue in 0..<4 {
                 let key = try #require(try await queue.venueKey(externalID: "w\(venue)"))
                 let written = try await JudgementSnapshot.of(key, on: client)

@@ -1,5 +1,4 @@
 import Foundation
-import HearClearServer
 import HearClearStore
 import HearClearTestSupport
 import LoudnessCore
@@ -12,7 +11,7 @@ import Testing
 /// samples are read again only when the cleaning is forgotten (recompute, time zone change).
 @Suite("Incremental aggregation")
 struct IncrementalAggregationTests {
-    let logger = EngineTestApp.logger
+    let logger = engineTestLogger
     /// 2026-11-18 10:00:00 UTC, a Wednesday: 21:00 in Sydney (+11:00), 10:00 in UTC.
     static let start = Date(timeIntervalSince1970: 1_794_996_000)
 

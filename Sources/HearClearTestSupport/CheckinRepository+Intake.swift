@@ -5,7 +5,7 @@ import LoudnessCore
 extension CheckinRepository {
     /// Stores the check-in through the engine's intake with the rule `serve` uses at
     /// `maxDistanceMetres`, below the HTTP validator.
-    func ingest(_ submission: CheckinSubmission, maxDistanceMetres: Double) async throws -> IngestOutcome {
+    public func ingest(_ submission: CheckinSubmission, maxDistanceMetres: Double) async throws -> IngestOutcome {
         try await CheckinIntake(checkins: self, rule: IntakeRule(maxDistanceMetres: maxDistanceMetres))
             .submit(submission)
     }

@@ -3,7 +3,6 @@ import HearClearStore
 import Testing
 
 @testable import HearClearEngine
-@testable import HearClearServer
 
 /// The worker's memory of venues (``VenueStateCache``) and the rule for rewriting a stored hour row.
 @Suite("Aggregation memory")

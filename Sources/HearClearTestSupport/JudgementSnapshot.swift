@@ -1,11 +1,11 @@
-import HearClearTestSupport
+import Logging
 import PostgresNIO
 
 /// Every stored judgement of a venue as text, to compare what two ways of judging wrote.
-enum JudgementSnapshot {
+public enum JudgementSnapshot {
     /// Check-ins (status, reasons, level, cleaning), hour rows (all columns) and cells (all but
     /// `updated_at`), each row as PostgreSQL's text of it, in key order.
-    static func of(_ venueID: Int64, on client: PostgresClient) async throws -> [String] {
+    public static func of(_ venueID: Int64, on client: PostgresClient) async throws -> [String] {
         let queries = [
             """
             SELECT id, status, reasons, level_dbfs, valid_seconds, cleaned_at IS NOT NULL, clean_exclusion
@@ -24,7 +24,8 @@ enum JudgementSnapshot {
         var lines: [String] = []
         for query in queries {
             let rows = try await client.query(
-                PostgresQuery(unsafeSQL: "SELECT t::text FROM (\(query)) AS t"), logger: EngineTestApp.logger)
+                PostgresQuery(unsafeSQL: "SELECT t::text FROM (\(query)) AS t"),
+                logger: Logger(label: "hearclear.tests.snapshot"))
             for try await line in rows.decode(String.self) { lines.append(line) }
         }
         return lines
