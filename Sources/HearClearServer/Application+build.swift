@@ -38,7 +38,9 @@ public func buildApplication(
 
     let runner = MigrationRunner(client: client, migrations: migrations, logger: logger)
     let engine = Engine(client: client, configuration: configuration.engine, logger: logger)
-    let router = try buildRouter(configuration: configuration, engine: engine, migrations: runner)
+    let cache = ReadCache(capacityBytes: configuration.readCacheBytes)
+    let router = try buildRouter(
+        configuration: configuration, engine: engine, migrations: runner, reads: CachedReads(configuration, cache))
     let schemaReady = StartupGate()
     var app = Application(
         router: router,
@@ -53,13 +55,26 @@ public func buildApplication(
         await schemaReady.open()
     }
     // After the client, so that it stops before the client does.
-    app.addServices(engine.worker(gate: schemaReady))
+    app.addServices(
+        engine.worker(gate: schemaReady),
+        ReadCacheListener(cache: cache, client: client, gate: schemaReady, logger: logger))
     return app
 }
 
-/// The routes of v1, v2 and operations, behind the error, compression and size-limit middleware.
+/// The routes of v1, v2 and operations, behind the error, compression and size-limit middleware,
+/// with no read cache: the read endpoints read the database every time (a router alone, as tests
+/// use it, has no listener to keep a cache true).
 public func buildRouter(
     configuration: ServerConfiguration, engine: Engine, migrations: MigrationRunner
+) throws -> Router<AppRequestContext> {
+    try buildRouter(
+        configuration: configuration, engine: engine, migrations: migrations,
+        reads: CachedReads(configuration, ReadCache(capacityBytes: 0)))
+}
+
+/// The routes, with `reads` answering the read endpoints from memory.
+func buildRouter(
+    configuration: ServerConfiguration, engine: Engine, migrations: MigrationRunner, reads: CachedReads
 ) throws -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
     let routeIndex = RouteIndex()
@@ -72,9 +87,9 @@ public func buildRouter(
     HealthController(client: engine.client, migrations: migrations).addRoutes(to: router)
     MetricsController(registry: PrometheusMetricsFactory.defaultRegistry).addRoutes(to: router)
     let v2 = router.group("api/v2")
-    VenuesController(venues: engine.venues).addRoutes(to: v2)
+    VenuesController(venues: engine.venues, reads: reads).addRoutes(to: v2)
     CheckinsController(intake: engine.intake, loudness: engine.loudness).addRoutes(to: v2)
-    LoudnessController(loudness: engine.loudness).addRoutes(to: v2)
+    LoudnessController(loudness: engine.loudness, reads: reads).addRoutes(to: v2)
     MeterController().addRoutes(to: v2)
     try OpenAPIController(path: configuration.openAPIPath).addRoutes(to: v2)
     LegacyController(

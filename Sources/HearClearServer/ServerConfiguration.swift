@@ -24,6 +24,14 @@ public struct ServerConfiguration: Sendable {
     public var adminPassword: String?
     /// Mark the admin session cookie `Secure` (set it when served over TLS).
     public var adminSecureCookie = false
+    /// Bytes of encoded answers the read cache holds at most (0: no cache).
+    public var readCacheBytes = 64 << 20
+    /// `Cache-Control: max-age` of the read endpoints: how long a phone or a CDN may use an answer
+    /// without asking again.
+    public var httpMaxAgeSeconds = 5
+    /// `Cache-Control: stale-while-revalidate` of the read endpoints: how long after that a cache
+    /// may still answer with it while it revalidates (with the ETag) in the background.
+    public var httpStaleWhileRevalidateSeconds = 30
 
     public init() {}
 
@@ -36,11 +44,18 @@ public struct ServerConfiguration: Sendable {
         adminPasswordHash = reader.string(forKey: "hearclear.admin.password.hash", isSecret: true)
         adminPassword = reader.string(forKey: "hearclear.admin.password", isSecret: true)
         adminSecureCookie = reader.bool(forKey: "hearclear.admin.secure.cookie", default: adminSecureCookie)
+        readCacheBytes = reader.int(forKey: "hearclear.read.cache.bytes", default: readCacheBytes)
+        httpMaxAgeSeconds = reader.int(forKey: "hearclear.http.max.age", default: httpMaxAgeSeconds)
+        httpStaleWhileRevalidateSeconds = reader.int(
+            forKey: "hearclear.http.stale.while.revalidate", default: httpStaleWhileRevalidateSeconds)
         guard (1...65535).contains(port) || port == 0 else {
             throw ConfigurationError.invalid("port must be between 1 and 65535, not \(port)")
         }
         guard !adminUser.isEmpty, adminUser.count <= 64 else {
             throw ConfigurationError.invalid("admin user must be 1 to 64 characters")
+        }
+        guard readCacheBytes >= 0, httpMaxAgeSeconds >= 0, httpStaleWhileRevalidateSeconds >= 0 else {
+            throw ConfigurationError.invalid("read cache bytes, HTTP max age and stale-while-revalidate must be ≥ 0")
         }
     }
 

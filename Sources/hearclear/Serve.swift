@@ -63,6 +63,24 @@ struct Serve: AsyncParsableCommand {
         help: "Mark the admin session cookie Secure (serve /farmer over TLS). Env: HEARCLEAR_ADMIN_SECURE_COOKIE=true")
     var adminSecureCookie = false
 
+    @Option(
+        help:
+            "Bytes of encoded answers (grids, venues, bands) this instance keeps in memory; 0 turns the cache off. Env: HEARCLEAR_READ_CACHE_BYTES. Default: 67108864 (64 MiB)"
+    )
+    var readCacheBytes: Int?
+
+    @Option(
+        help:
+            "Cache-Control max-age (seconds) of grids, venues and bands, for phones and CDNs. Env: HEARCLEAR_HTTP_MAX_AGE. Default: 5"
+    )
+    var httpMaxAge: Int?
+
+    @Option(
+        help:
+            "Cache-Control stale-while-revalidate (seconds) of grids, venues and bands. Env: HEARCLEAR_HTTP_STALE_WHILE_REVALIDATE. Default: 30"
+    )
+    var httpStaleWhileRevalidate: Int?
+
     @OptionGroup var options: ServerOptions
 
     func run() async throws {
@@ -87,6 +105,14 @@ struct Serve: AsyncParsableCommand {
         }
         if let adminPassword {
             extra[["hearclear", "admin", "password"]] = .init(.string(adminPassword), isSecret: true)
+        }
+        if let readCacheBytes {
+            extra[["hearclear", "read", "cache", "bytes"]] = .init(.int(readCacheBytes), isSecret: false)
+        }
+        if let httpMaxAge { extra[["hearclear", "http", "max", "age"]] = .init(.int(httpMaxAge), isSecret: false) }
+        if let httpStaleWhileRevalidate {
+            extra[["hearclear", "http", "stale", "while", "revalidate"]] = .init(
+                .int(httpStaleWhileRevalidate), isSecret: false)
         }
         if adminSecureCookie {
             extra[["hearclear", "admin", "secure", "cookie"]] = .init(.bool(true), isSecret: false)

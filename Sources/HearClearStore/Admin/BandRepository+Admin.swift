@@ -4,7 +4,8 @@ import PostgresNIO
 
 extension BandRepository {
     /// Replaces every band at once (validate them first with `LoudnessCore.Bands`). Readers label
-    /// with the bands of the moment, so the change shows in the next response of v1, v2 and /farmer.
+    /// with the bands of the moment, so the change shows in the next response of v1, v2 and /farmer
+    /// (a trigger tells every instance to drop its cached answers when the change commits).
     public func replace(with bands: [StoredBand]) async throws {
         try await client.transaction(logger: logger) { connection in
             try await connection.query("DELETE FROM bands", logger: logger)

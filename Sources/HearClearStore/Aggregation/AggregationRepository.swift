@@ -174,21 +174,24 @@ public struct AggregationRepository: Sendable {
 
     /// Raises every venue's judgement version and moves its activity to its newest check-in (only
     /// forward: a late retry never makes a venue look older; `greatest` ignores the NULL of a
-    /// venue without check-ins); returns the new versions.
+    /// venue without check-ins), and NOTIFYs each venue's read change; returns the new versions.
     private func touchVenues(_ results: [AggregationResult], on connection: PostgresConnection) async throws
         -> [Int64: Int64]
     {
         let rows = try await connection.query(
             """
-            UPDATE venue_activity AS a SET
-                judgement_version = a.judgement_version + 1,
-                activity_at = greatest(a.activity_at, u.last), last_checkin_at = greatest(a.last_checkin_at, u.last)
-            FROM unnest(\(results.map(\.venueID))::bigint[], \(results.map { $0.lastReceivedAt != nil })::boolean[],
-                        \(results.map { $0.lastReceivedAt ?? Date(timeIntervalSince1970: 0) })::timestamptz[])
-                   AS r(venue, known, received),
-                 LATERAL (SELECT CASE WHEN r.known THEN r.received END AS last) AS u
-            WHERE a.venue_id = r.venue
-            RETURNING a.venue_id, a.judgement_version
+            WITH touched AS (
+                UPDATE venue_activity AS a SET
+                    judgement_version = a.judgement_version + 1,
+                    activity_at = greatest(a.activity_at, u.last), last_checkin_at = greatest(a.last_checkin_at, u.last)
+                FROM unnest(\(results.map(\.venueID))::bigint[], \(results.map { $0.lastReceivedAt != nil })::boolean[],
+                            \(results.map { $0.lastReceivedAt ?? Date(timeIntervalSince1970: 0) })::timestamptz[])
+                       AS r(venue, known, received),
+                     LATERAL (SELECT CASE WHEN r.known THEN r.received END AS last) AS u
+                WHERE a.venue_id = r.venue
+                RETURNING a.venue_id, a.judgement_version),
+            \(unescaped: ReadChange.notifyingVenues(from: "touched"))
+            SELECT venue_id, judgement_version FROM touched WHERE (SELECT count(*) FROM read_changes) >= 0
             """,
             logger: logger)
         var versions: [Int64: Int64] = [:]

@@ -106,6 +106,9 @@ public struct CheckinRepository: Sendable {
                     \(s.location?.accuracyMetres), \(verdict.distanceMetres), \(status), \(reasons), \(status), \(reasons))
                 ON CONFLICT (id) DO NOTHING
                 RETURNING venue_id, received_at),
+            counted AS (
+                INSERT INTO venue_counts (venue_id, checkins) SELECT venue_id, 1 FROM inserted
+                ON CONFLICT (venue_id) DO UPDATE SET checkins = venue_counts.checkins + 1),
             \(unescaped: AggregationQueue.enqueueing(from: "inserted", checkinsOnly: true))
             SELECT inserted.received_at FROM inserted, notified
             """

@@ -112,9 +112,11 @@ public struct VenueRepository: Sendable {
         return nil
     }
 
-    /// How many check-ins the venue has, in all.
+    /// How many check-ins the venue has, in all: the count ingest keeps (`venue_counts`), one
+    /// row read whatever the venue's history.
     public func checkinCount(venueID: Int64) async throws -> Int {
-        let rows = try await client.query("SELECT count(*) FROM checkins WHERE venue_id = \(venueID)", logger: logger)
+        let rows = try await client.query(
+            "SELECT COALESCE((SELECT checkins FROM venue_counts WHERE venue_id = \(venueID)), 0)", logger: logger)
         for try await count in rows.decode(Int.self) { return count }
         return 0
     }

@@ -3,9 +3,11 @@ import HearClearEngine
 import HearClearStore
 import Hummingbird
 
-/// `GET /api/v2/venues/{venueId}/loudness` (with `ETag` / `If-None-Match`) and `GET /api/v2/bands`.
+/// `GET /api/v2/venues/{venueId}/loudness` and `GET /api/v2/bands`, from the read cache, with
+/// `ETag` / `If-None-Match` and `Cache-Control`.
 struct LoudnessController {
     let loudness: LoudnessReads
+    let reads: CachedReads
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.get("venues/{venueId}/loudness", use: grid)
@@ -14,27 +16,22 @@ struct LoudnessController {
 
     @Sendable func grid(_ request: Request, context: AppRequestContext) async throws -> Response {
         let externalID = try VenuesController.venueID(context)
-        guard let grid = try await loudness.grid(externalID: externalID) else {
-            throw Problem.notFound("no venue with id \(externalID)")
+        return try await reads.respond(.grid(externalID: externalID), to: request) {
+            guard let grid = try await loudness.grid(externalID: externalID) else {
+                throw Problem.notFound("no venue with id \(externalID)")
+            }
+            guard !grid.cells.isEmpty else {
+                throw Problem.notFound("venue \(externalID) has no usable check-ins yet")
+            }
+            return try EncodedAnswer(
+                LoudnessBody(
+                    venue: grid.venue.externalID, timezone: grid.venue.timezone, bands: grid.bands, cells: grid.cells))
         }
-        guard !grid.cells.isEmpty else {
-            throw Problem.notFound("venue \(externalID) has no usable check-ins yet")
-        }
-        let body = LoudnessBody(
-            venue: grid.venue.externalID, timezone: grid.venue.timezone, bands: grid.bands, cells: grid.cells)
-        let data = try JSONEncoder.api.encode(body)
-        let tag = EntityTag.strong(for: data)
-        if let presented = EntityTag.match(tag, ifNoneMatch: request.headers[.ifNoneMatch]) {
-            let echoed = presented == "*" ? tag : presented
-            return Response(status: .notModified, headers: [.eTag: echoed, .cacheControl: "no-cache"])
-        }
-        return Response(
-            status: .ok,
-            headers: [.contentType: "application/json; charset=utf-8", .eTag: tag, .cacheControl: "no-cache"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     @Sendable func bands(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try JSONResponse.make(BandsBody(bands: try await loudness.currentBands().bands))
+        try await reads.respond(.bands, to: request) {
+            try EncodedAnswer(BandsBody(bands: try await loudness.currentBands().bands))
+        }
     }
 }

@@ -3,9 +3,10 @@ import HearClearEngine
 import HearClearStore
 import Hummingbird
 
-/// `PUT` and `GET /api/v2/venues/{venueId}`.
+/// `PUT` and `GET /api/v2/venues/{venueId}` (the latter from the read cache).
 struct VenuesController {
     let venues: VenueDirectory
+    let reads: CachedReads
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.put("venues/{venueId}", use: put)
@@ -31,11 +32,13 @@ struct VenuesController {
 
     @Sendable func get(_ request: Request, context: AppRequestContext) async throws -> Response {
         let externalID = try Self.venueID(context)
-        guard let summary = try await venues.summary(externalID: externalID) else {
-            throw Problem.notFound("no venue with id \(externalID)")
+        return try await reads.respond(.venue(externalID: externalID), to: request) {
+            guard let summary = try await venues.summary(externalID: externalID) else {
+                throw Problem.notFound("no venue with id \(externalID)")
+            }
+            return try EncodedAnswer(
+                VenueBody(summary.venue, checkins: summary.checkins, level: summary.levelDB, label: summary.label))
         }
-        return try JSONResponse.make(
-            VenueBody(summary.venue, checkins: summary.checkins, level: summary.levelDB, label: summary.label))
     }
 
     /// The `{venueId}` path parameter, 400 when it breaks the id rule.

@@ -1,0 +1,34 @@
+import Hummingbird
+
+/// The read endpoints' way to answer: from the ``ReadCache`` when it holds the answer, else read
+/// and encoded once, kept, and sent, with `Cache-Control` for phones and CDNs.
+struct CachedReads: Sendable {
+    let cache: ReadCache
+    /// `public, max-age=…, stale-while-revalidate=…`.
+    let cacheControl: String
+
+    init(cache: ReadCache, maxAgeSeconds: Int, staleWhileRevalidateSeconds: Int) {
+        self.cache = cache
+        cacheControl = "public, max-age=\(maxAgeSeconds), stale-while-revalidate=\(staleWhileRevalidateSeconds)"
+    }
+
+    /// The answer for `key`; `read` runs on a miss and throws for answers not to keep (404s).
+    func respond(_ key: ReadCache.Key, to request: Request, read: () async throws -> EncodedAnswer) async throws
+        -> Response
+    {
+        if let answer = cache.answer(key) { return answer.response(to: request, cacheControl: cacheControl) }
+        let ticket = cache.ticket()
+        let answer = try await read()
+        cache.fill(key, answer, since: ticket)
+        return answer.response(to: request, cacheControl: cacheControl)
+    }
+}
+
+extension CachedReads {
+    /// With the configuration's `Cache-Control` times.
+    init(_ configuration: ServerConfiguration, _ cache: ReadCache) {
+        self.init(
+            cache: cache, maxAgeSeconds: configuration.httpMaxAgeSeconds,
+            staleWhileRevalidateSeconds: configuration.httpStaleWhileRevalidateSeconds)
+    }
+}

@@ -1,0 +1,159 @@
+import HearClearStore
+import Metrics
+import NIOCore
+import Synchronization
+
+/// What the read endpoints answer, kept encoded in this instance's memory: each answer's JSON,
+/// its gzip'd form and their ETags, computed once per change, so a hit costs no database round
+/// trip, no encoding and no compression (docs/ARCHITECTURE.md, "Reads and their cache").
+///
+/// It holds at most ``capacityBytes`` of bodies; past that the least recently used answers go
+/// first. It is kept true by ``ReadChange`` notifications (``ReadCacheListener``), and it answers
+/// nothing while it is not listening: it cannot know what it missed, so it starts empty each time
+/// it listens again. An answer read from the database is kept only if nothing it depends on was
+/// invalidated after the read began (``ticket()``), so an answer read just before a change never
+/// outlives the change's notification.
+final class ReadCache: Sendable {
+    /// What is cached: one answer each.
+    enum Key: Hashable, Sendable {
+        case grid(externalID: String)
+        case venue(externalID: String)
+        case bands
+    }
+
+    /// When a read began, in invalidations seen; see ``fill(_:_:since:)``.
+    struct Ticket: Sendable {
+        fileprivate let sequence: UInt64
+    }
+
+    private struct Entry {
+        var answer: EncodedAnswer
+        var lastUse: UInt64
+    }
+
+    private struct State {
+        var entries: [Key: Entry] = [:]
+        var bytes = 0
+        var clock: UInt64 = 0
+        var listening = false
+        /// Invalidations seen, and when each key was last invalidated; a read that began before
+        /// its key's last invalidation (or before `floor`) is not kept.
+        var sequence: UInt64 = 0
+        var invalidatedAt: [Key: UInt64] = [:]
+        var floor: UInt64 = 0
+    }
+
+    /// Bytes of bodies (plain and gzip'd) held at most.
+    let capacityBytes: Int
+    private let state = Mutex(State())
+    /// Keys remembered as invalidated at most; past that they are forgotten and every read begun
+    /// before is refused instead.
+    private static let invalidationMemory = 100_000
+
+    static let hits = Counter(label: "hearclear_read_cache_total", dimensions: [("result", "hit")])
+    static let misses = Counter(label: "hearclear_read_cache_total", dimensions: [("result", "miss")])
+    static let evictions = Counter(label: "hearclear_read_cache_evictions_total")
+    static let invalidations = Counter(label: "hearclear_read_cache_invalidations_total")
+    static let bytesHeld = Gauge(label: "hearclear_read_cache_bytes")
+    static let entriesHeld = Gauge(label: "hearclear_read_cache_entries")
+
+    init(capacityBytes: Int) {
+        self.capacityBytes = max(0, capacityBytes)
+    }
+
+    /// The cached answer; `nil` (a miss) when it is not held or the cache is not listening.
+    func answer(_ key: Key) -> EncodedAnswer? {
+        let found: EncodedAnswer? = state.withLock { state in
+            guard state.listening, let entry = state.entries[key] else { return nil }
+            state.clock += 1
+            state.entries[key]?.lastUse = state.clock
+            return entry.answer
+        }
+        if found == nil { Self.misses.increment() } else { Self.hits.increment() }
+        return found
+    }
+
+    /// Take one before reading what ``fill(_:_:since:)`` will keep.
+    func ticket() -> Ticket {
+        state.withLock { Ticket(sequence: $0.sequence) }
+    }
+
+    /// Keeps `answer`, read from the database after `ticket` was taken, unless what it depends on
+    /// was invalidated since or the cache is not listening. Answers larger than the whole capacity
+    /// are not kept.
+    func fill(_ key: Key, _ answer: EncodedAnswer, since ticket: Ticket) {
+        var evicted = 0
+        let (bytes, entries) = state.withLock { state -> (Int, Int) in
+            guard state.listening, ticket.sequence >= state.floor,
+                (state.invalidatedAt[key] ?? 0) <= ticket.sequence, answer.bytes <= capacityBytes
+            else { return (state.bytes, state.entries.count) }
+            state.clock += 1
+            if let old = state.entries.updateValue(Entry(answer: answer, lastUse: state.clock), forKey: key) {
+                state.bytes -= old.answer.bytes
+            }
+            state.bytes += answer.bytes
+            if state.bytes > capacityBytes {
+                // Down to 90 % at once, so eviction's sort is rare.
+                let target = capacityBytes - capacityBytes / 10
+                for (key, entry) in state.entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
+                    guard state.bytes > target else { break }
+                    state.entries[key] = nil
+                    state.bytes -= entry.answer.bytes
+                    evicted += 1
+                }
+            }
+            return (state.bytes, state.entries.count)
+        }
+        if evicted > 0 { Self.evictions.increment(by: evicted) }
+        Self.bytesHeld.record(bytes)
+        Self.entriesHeld.record(entries)
+    }
+
+    /// Drops what `change` names: a venue's document and grid, or (bands) everything.
+    func invalidate(_ change: ReadChange) {
+        let (bytes, entries) = state.withLock { state -> (Int, Int) in
+            state.sequence += 1
+            switch change {
+            case .venue(let externalID):
+                for key in [Key.grid(externalID: externalID), .venue(externalID: externalID)] {
+                    if let old = state.entries.removeValue(forKey: key) { state.bytes -= old.answer.bytes }
+                    state.invalidatedAt[key] = state.sequence
+                }
+                if state.invalidatedAt.count > Self.invalidationMemory {
+                    state.invalidatedAt = [:]
+                    state.floor = state.sequence
+                }
+            case .bands:
+                Self.dropAll(&state)
+            }
+            return (state.bytes, state.entries.count)
+        }
+        Self.invalidations.increment()
+        Self.bytesHeld.record(bytes)
+        Self.entriesHeld.record(entries)
+    }
+
+    /// Starts (or stops) answering and keeping answers. Either way the cache starts empty: what
+    /// changed while it was not listening is unknown.
+    func setListening(_ listening: Bool) {
+        state.withLock { state in
+            state.sequence += 1
+            Self.dropAll(&state)
+            state.listening = listening
+        }
+        Self.bytesHeld.record(0)
+        Self.entriesHeld.record(0)
+    }
+
+    private static func dropAll(_ state: inout State) {
+        state.entries = [:]
+        state.bytes = 0
+        state.invalidatedAt = [:]
+        state.floor = state.sequence
+    }
+
+    /// Answers and bytes held, and whether it is listening.
+    var size: (entries: Int, bytes: Int, listening: Bool) {
+        state.withLock { ($0.entries.count, $0.bytes, $0.listening) }
+    }
+}

@@ -1,0 +1,49 @@
+import HearClearEngine
+import HearClearStore
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// Keeps this instance's ``ReadCache`` true: LISTENs on ``ReadChange/channel`` (on a connection of
+/// its own, to the primary) and drops exactly what each notification names. While it is not
+/// listening — before the first LISTEN, and from a lost connection until it listens again — the
+/// cache is empty and answers nothing, so reads go to the database.
+struct ReadCacheListener: Service {
+    let cache: ReadCache
+    let client: PostgresClient
+    let gate: StartupGate
+    let logger: Logger
+    /// Wait before listening again after the connection was lost.
+    var retryDelay: Duration = .seconds(1)
+
+    func run() async throws {
+        // A start that fails before the schema is ready ends here.
+        guard await gate.wait() else { return }
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                var failure: (any Error)?
+                do {
+                    try await client.withConnection { connection in
+                        try await connection.listen(on: ReadChange.channel) { notifications in
+                            cache.setListening(true)
+                            logger.debug("read cache listening")
+                            for try await notification in notifications {
+                                // A change this version does not know drops everything.
+                                cache.invalidate(ReadChange(payload: notification.payload) ?? .bands)
+                            }
+                        }
+                    }
+                } catch {
+                    failure = error
+                }
+                cache.setListening(false)
+                if Task.isCancelled { break }
+                logger.warning(
+                    "read cache LISTEN lost; serving reads from the database until it listens again",
+                    metadata: ["error": "\(failure.map { "\($0)" } ?? "the notifications ended")"])
+                try? await Task.sleep(for: retryDelay)
+            }
+        }
+        cache.setListening(false)
+    }
+}

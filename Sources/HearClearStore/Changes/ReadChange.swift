@@ -1,0 +1,43 @@
+/// A change to what the read endpoints answer, NOTIFYed on ``channel`` in the transaction that
+/// makes it, so that it is heard when (and only when) the change commits: by triggers on `bands`
+/// and `venues` (migration 0006), and by the aggregation worker for the venues whose cells it
+/// wrote. Every server instance LISTENs and drops its cached answers for exactly what is named
+/// (docs/ARCHITECTURE.md, "Reads and their cache").
+public enum ReadChange: Sendable, Hashable {
+    /// A venue's document or grid: its details, check-ins or cells changed.
+    case venue(externalID: String)
+    /// The bands: every label, so every answer.
+    case bands
+
+    /// The channel of read changes; the payload is ``payload``.
+    public static let channel = "hearclear_reads"
+
+    /// `venue:<external id>` or `bands` (an external id may hold colons: only the prefix is cut).
+    public var payload: String {
+        switch self {
+        case .venue(let externalID): "venue:" + externalID
+        case .bands: "bands"
+        }
+    }
+
+    /// The change a payload names; `nil` for one this version does not know.
+    public init?(payload: String) {
+        if payload == "bands" {
+            self = .bands
+        } else if payload.hasPrefix("venue:") {
+            self = .venue(externalID: String(payload.dropFirst("venue:".count)))
+        } else {
+            return nil
+        }
+    }
+
+    /// A common table expression, `read_changes`, that NOTIFYs a venue change for each venue key
+    /// that `source` (an earlier CTE with a `venue_id` column) yields; a statement must read it
+    /// (e.g. `SELECT count(*) FROM read_changes`) for the notifications to be sent.
+    static func notifyingVenues(from source: String) -> String {
+        """
+        read_changes AS (
+            SELECT pg_notify('\(channel)', 'venue:' || v.external_id) FROM \(source) s JOIN venues v ON v.id = s.venue_id)
+        """
+    }
+}

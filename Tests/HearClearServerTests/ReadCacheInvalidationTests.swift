@@ -1,0 +1,196 @@
+import Foundation
+import HearClearServer
+import HearClearStore
+import HearClearTestSupport
+import Hummingbird
+import HummingbirdTesting
+import LoudnessCore
+import PostgresNIO
+import Testing
+
+@testable import HearClearEngine
+
+/// The read cache in whole servers: answers come from memory, every kind of change reaches them
+/// through NOTIFY (also from another instance), and a lost listener empties the cache.
+@Suite("Read cache: kept true by NOTIFY")
+struct ReadCacheInvalidationTests {
+    static let logger = EngineTestApp.logger
+    static let grid = "/api/v2/venues/arms/loudness"
+    static let venue = "/api/v2/venues/arms"
+
+    static func cellCheckins(_ client: some TestClientProtocol, _ hour: LocalHour) async throws -> Int? {
+        guard let grid = try await JSONProbe.get(grid, from: client) else { return nil }
+        return JSONProbe.cell(grid, day: hour.weekdayName, hour: hour.hour)?["checkins"] as? Int
+    }
+
+    static func venueCheckins(_ client: some TestClientProtocol) async throws -> Int? {
+        try await JSONProbe.get(venue, from: client)?["checkins"] as? Int
+    }
+
+    /// Shows that the grid and the venue document are answered from memory: a change written
+    /// behind the server's back (no NOTIFY) is not seen; it is undone afterwards.
+    static func expectCached(
+        _ client: some TestClientProtocol, _ database: PostgresClient, hour: LocalHour,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let cell = try await cellCheckins(client, hour)
+        let count = try await venueCheckins(client)
+        try await database.query("UPDATE loudness_cells SET checkins = checkins + 1000", logger: logger)
+        try await database.query("UPDATE venue_counts SET checkins = checkins + 1000", logger: logger)
+        #expect(try await cellCheckins(client, hour) == cell, "grid from memory", sourceLocation: sourceLocation)
+        #expect(try await venueCheckins(client) == count, "venue from memory", sourceLocation: sourceLocation)
+        try await database.query("UPDATE loudness_cells SET checkins = checkins - 1000", logger: logger)
+        try await database.query("UPDATE venue_counts SET checkins = checkins - 1000", logger: logger)
+    }
+
+    @Test("each kind of change reaches the cached answers: cells, venue details, bands, device, check-in decision")
+    func everyKindOfChange() async throws {
+        try await EngineTestApp.run { client, database in
+            let first = CheckinFixture(
+                venue: "arms", device: "phone-one-0001", levelDBFS: -40, start: CheckinFixture.previousHourStart)
+            try await first.submit(to: client)
+            let hour = first.localHour
+            _ = try await EngineTestApp.eventually("the first cell") { try await Self.cellCheckins(client, hour) }
+            try await Self.expectCached(client, database, hour: hour)
+
+            // The worker commits new cells: a second device's check-in.
+            let second = CheckinFixture(
+                venue: "arms", device: "phone-two-0002", levelDBFS: -40, start: CheckinFixture.previousHourStart)
+            try await second.submit(to: client)
+            _ = try await EngineTestApp.eventually("two check-ins in the cell") {
+                try await Self.cellCheckins(client, hour) == 2 ? true : nil
+            }
+            #expect(try await Self.venueCheckins(client) == 2)
+            try await Self.expectCached(client, database, hour: hour)
+
+            // The venue's details change.
+            let put = try await client.execute(
+                uri: Self.venue, method: .put, headers: [.contentType: "application/json"],
+                body: ByteBuffer(
+                    string:
+                        #"{"name": "The New Arms", "latitude": -33.8688, "longitude": 151.2093, "timezone": "Australia/Sydney"}"#
+                )
+            ) { $0.status }
+            #expect(put == .ok)
+            _ = try await EngineTestApp.eventually(within: .seconds(1), "the new name") {
+                try await JSONProbe.get(Self.venue, from: client)?["name"] as? String == "The New Arms" ? true : nil
+            }
+            try await Self.expectCached(client, database, hour: hour)
+
+            // An admin changes the bands: 70 dB is now "loud".
+            #expect(try await JSONProbe.get(Self.venue, from: client)?["label"] as? String == "moderate")
+            try await BandRepository(client: database, logger: Self.logger).replace(with: [
+                StoredBand(label: "quiet", belowDB: 60), StoredBand(label: "loud", belowDB: nil),
+            ])
+            _ = try await EngineTestApp.eventually(within: .seconds(1), "the new label") {
+                try await JSONProbe.get(Self.venue, from: client)?["label"] as? String == "loud" ? true : nil
+            }
+            let bands = try await JSONProbe.get("/api/v2/bands", from: client)?["bands"] as? [[String: Any]]
+            #expect(bands?.count == 2)
+            try await Self.expectCached(client, database, hour: hour)
+
+            // An admin excludes the second device: its venue is re-judged.
+            let engine = Engine(
+                client: database, configuration: EngineTestApp.configuration.engine, logger: Self.logger)
+            _ = try await engine.devices.setExcluded("phone-two-0002", excluded: true)
+            _ = try await EngineTestApp.eventually("one check-in in the cell") {
+                try await Self.cellCheckins(client, hour) == 1 ? true : nil
+            }
+            try await Self.expectCached(client, database, hour: hour)
+
+            // An admin forces the excluded device's check-in in.
+            _ = try await engine.decisions.decide(
+                checkinID: second.id, .include, username: "admin", note: nil)
+            _ = try await EngineTestApp.eventually("the forced check-in counted") {
+                try await Self.cellCheckins(client, hour) == 2 ? true : nil
+            }
+        }
+    }
+
+    @Test("a change made through one instance is seen through another within a second")
+    func twoInstances() async throws {
+        try await withTestDatabase { database, configuration in
+            let one = try await buildApplication(
+                configuration: EngineTestApp.configuration, database: .external(configuration), logger: Self.logger)
+            let other = try await buildApplication(
+                configuration: EngineTestApp.configuration, database: .external(configuration), logger: Self.logger)
+            try await one.test(.router) { one in
+                try await other.test(.router) { other in
+                    let checkin = CheckinFixture(
+                        venue: "arms", device: "phone-one-0001", levelDBFS: -40,
+                        start: CheckinFixture.previousHourStart)
+                    try await checkin.submit(to: one)
+                    let hour = checkin.localHour
+                    _ = try await EngineTestApp.eventually("the cell, through the other instance") {
+                        try await Self.cellCheckins(other, hour)
+                    }
+                    try await Self.expectCached(other, database, hour: hour)
+
+                    let put = try await one.execute(
+                        uri: Self.venue, method: .put, headers: [.contentType: "application/json"],
+                        body: ByteBuffer(
+                            string:
+                                #"{"name": "Renamed", "latitude": -33.8688, "longitude": 151.2093, "timezone": "Australia/Sydney"}"#
+                        )
+                    ) { $0.status }
+                    #expect(put == .ok)
+                    _ = try await EngineTestApp.eventually(within: .seconds(1), "the new name, through the other") {
+                        try await JSONProbe.get(Self.venue, from: other)?["name"] as? String == "Renamed" ? true : nil
+                    }
+
+                    try await CheckinFixture(
+                        venue: "arms", device: "phone-two-0002", levelDBFS: -40,
+                        start: CheckinFixture.previousHourStart
+                    ).submit(to: one)
+                    _ = try await EngineTestApp.eventually("the second check-in, through the other") {
+                        try await Self.cellCheckins(other, hour) == 2 ? true : nil
+                    }
+                }
+            }
+        }
+    }
+
+    /// Backends LISTENing for read changes.
+    static func listeners(_ database: PostgresClient) async throws -> Int {
+        try await database.count("pg_stat_activity", where: "query LIKE 'LISTEN%hearclear_reads%'")
+    }
+
+    @Test("when the listening connection is lost the cache empties, reads go to the database, and caching resumes")
+    func lostListener() async throws {
+        try await EngineTestApp.run { client, database in
+            let checkin = CheckinFixture(
+                venue: "arms", device: "phone-one-0001", levelDBFS: -40, start: CheckinFixture.previousHourStart)
+            try await checkin.submit(to: client)
+            let counted = try await EngineTestApp.eventually("the venue judged") {
+                try await Self.cellCheckins(client, checkin.localHour) != nil
+                    ? try await Self.venueCheckins(client) : nil
+            }
+            #expect(counted == 1)
+            _ = try await EngineTestApp.eventually("the listener") {
+                try await Self.listeners(database) == 1 ? true : nil
+            }
+            try await database.query("UPDATE venue_counts SET checkins = 7", logger: Self.logger)
+            #expect(try await Self.venueCheckins(client) == 1, "from memory")
+
+            try await database.query(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%hearclear_reads%'",
+                logger: Self.logger)
+            _ = try await EngineTestApp.eventually("the database's count, once the cache is emptied") {
+                try await Self.venueCheckins(client) == 7 ? true : nil
+            }
+
+            _ = try await EngineTestApp.eventually("listening again") {
+                try await Self.listeners(database) == 1 ? true : nil
+            }
+            _ = try await EngineTestApp.eventually("the answer kept again") {
+                // A read fills the cache; a later change behind the server's back is not seen.
+                _ = try await Self.venueCheckins(client)
+                try await database.query("UPDATE venue_counts SET checkins = checkins + 1", logger: Self.logger)
+                let seen = try await Self.venueCheckins(client)
+                let stored = try await database.query("SELECT checkins FROM venue_counts", logger: Self.logger)
+                    .decode(Int.self).first { _ in true }
+                return seen != stored ? true : nil
+            }
+        }
+    }
+}
