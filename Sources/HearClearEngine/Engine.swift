@@ -15,8 +15,14 @@ public struct Engine: Sendable {
     public let devices: DeviceDirectory
     public let loudness: LoudnessReads
     public let decisions: CheckinDecisions
+    /// Where reads go: `replica` when given and answering, else `client`.
+    public let reads: ReadDatabase
 
-    public init(client: PostgresClient, configuration: EngineConfiguration, logger: Logger) {
+    /// - Parameter replica: a streaming replica of `client`'s database for reads
+    ///   (`DATABASE_READ_URL`); run ``reads`` as a service to use it.
+    public init(
+        client: PostgresClient, replica: PostgresClient? = nil, configuration: EngineConfiguration, logger: Logger
+    ) {
         self.client = client
         self.configuration = configuration
         self.logger = logger
@@ -25,10 +31,9 @@ public struct Engine: Sendable {
         let venueStore = VenueRepository(client: client, logger: logger, cache: cache)
         let checkins = CheckinRepository(client: client, logger: logger, cache: cache)
         intake = CheckinIntake(checkins: checkins, rule: IntakeRule(maxDistanceMetres: configuration.maxDistanceMetres))
+        reads = ReadDatabase(primary: client, replica: replica, logger: logger)
         loudness = LoudnessReads(
-            venues: venueStore, loudness: LoudnessRepository(client: client, logger: logger),
-            bands: BandRepository(client: client, logger: logger), checkins: checkins,
-            referenceOffsetDB: configuration.referenceOffsetDB, logger: logger)
+            database: reads, checkins: checkins, referenceOffsetDB: configuration.referenceOffsetDB, logger: logger)
         venues = VenueDirectory(venues: venueStore, loudness: loudness)
         devices = DeviceDirectory(
             devices: DeviceRepository(client: client, logger: logger),

@@ -36,11 +36,20 @@ public func buildApplication(
     let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
     services.append(client)
 
+    var replica: PostgresClient?
+    if let url = configuration.databaseReadURL {
+        var replicaConfiguration = try DatabaseURL.configuration(url)
+        replicaConfiguration.options.maximumConnections = configuration.databaseConnections
+        replica = PostgresClient(configuration: replicaConfiguration, backgroundLogger: logger)
+        services.append(replica!)
+    }
+
     let runner = MigrationRunner(client: client, migrations: migrations, logger: logger)
-    let engine = Engine(client: client, configuration: configuration.engine, logger: logger)
+    let engine = Engine(client: client, replica: replica, configuration: configuration.engine, logger: logger)
     let cache = ReadCache(capacityBytes: configuration.readCacheBytes)
     let router = try buildRouter(
-        configuration: configuration, engine: engine, migrations: runner, reads: CachedReads(configuration, cache))
+        configuration: configuration, engine: engine, migrations: runner,
+        reads: CachedReads(configuration, cache, database: engine.reads))
     let schemaReady = StartupGate()
     var app = Application(
         router: router,
@@ -58,6 +67,7 @@ public func buildApplication(
     app.addServices(
         engine.worker(gate: schemaReady),
         ReadCacheListener(cache: cache, client: client, gate: schemaReady, logger: logger))
+    if replica != nil { app.addServices(engine.reads) }
     return app
 }
 
@@ -69,7 +79,7 @@ public func buildRouter(
 ) throws -> Router<AppRequestContext> {
     try buildRouter(
         configuration: configuration, engine: engine, migrations: migrations,
-        reads: CachedReads(configuration, ReadCache(capacityBytes: 0)))
+        reads: CachedReads(configuration, ReadCache(capacityBytes: 0), database: engine.reads))
 }
 
 /// The routes, with `reads` answering the read endpoints from memory.

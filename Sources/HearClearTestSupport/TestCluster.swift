@@ -10,6 +10,7 @@ public actor TestCluster {
     public static let shared = TestCluster()
 
     private var server: EmbeddedPostgres?
+    private var standby: EmbeddedPostgres?
     /// Made once; concurrent callers await the same task (the actor is reentrant across awaits).
     private var template: Task<Void, any Error>?
     private let logger = Logger(label: "hearclear.tests")
@@ -31,6 +32,23 @@ public actor TestCluster {
         )
         self.server = server
         return server
+    }
+
+    /// A hot standby of the test cluster (streaming replication over Unix sockets), started on
+    /// first use; every database of the cluster appears on it once replayed.
+    public func replica() throws -> EmbeddedPostgres {
+        if let standby { return standby }
+        let primary = try cluster()
+        let directory = NSTemporaryDirectory() + "hearclear-replica-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let standby = try EmbeddedPostgres.startStandby(of: primary, dataDirectory: directory, logger: logger)
+        self.standby = standby
+        return standby
+    }
+
+    /// Stops the standby (a later ``replica()`` starts a new one).
+    public func stopReplica() {
+        standby?.stop()
+        standby = nil
     }
 
     /// Creates an empty database (no migrations) and returns its name.

@@ -99,6 +99,19 @@ struct IngestLoadtest: AsyncParsableCommand {
         UInt64(max(1, duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000))
     }
 
+    /// `POST /api/v2/checkins` of `body`, gzip-compressed, as a phone sends it.
+    static func gzippedCheckin(_ body: [UInt8], endpoint: String) throws -> HTTPClientRequest {
+        var body = ByteBuffer(bytes: body)
+        let compressed = try body.compress(with: .gzip(configuration: .init(compressionLevel: .fastestCompression)))
+        var request = HTTPClientRequest(url: endpoint + "/api/v2/checkins")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Content-Encoding", value: "gzip")
+        request.headers.add(name: "Accept-Encoding", value: "gzip")
+        request.body = .bytes(compressed)
+        return request
+    }
+
     struct ClientResult: Sendable {
         var ok = 0
         var failed = 0
@@ -129,14 +142,7 @@ struct IngestLoadtest: AsyncParsableCommand {
                 try await Task.sleep(until: next, clock: .continuous)
                 next += interval
             }
-            var body = ByteBuffer(bytes: generator.next())
-            let compressed = try body.compress(with: .gzip(configuration: .init(compressionLevel: .fastestCompression)))
-            var request = HTTPClientRequest(url: endpoint + "/api/v2/checkins")
-            request.method = .POST
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.headers.add(name: "Content-Encoding", value: "gzip")
-            request.headers.add(name: "Accept-Encoding", value: "gzip")
-            request.body = .bytes(compressed)
+            let request = try Self.gzippedCheckin(generator.next(), endpoint: endpoint)
             let start = ContinuousClock.now
             do {
                 let response = try await client.execute(request, timeout: .seconds(30))

@@ -65,6 +65,12 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         help:
+            "A PostgreSQL streaming replica for reads that miss the read cache (postgres://…); writes, the queue and LISTEN stay on the primary, and reads go to the primary while it does not answer. Env: DATABASE_READ_URL"
+    )
+    var databaseReadURL: String?
+
+    @Option(
+        help:
             "Bytes of encoded answers (grids, venues, bands) this instance keeps in memory; 0 turns the cache off. Env: HEARCLEAR_READ_CACHE_BYTES. Default: 67108864 (64 MiB)"
     )
     var readCacheBytes: Int?
@@ -105,6 +111,9 @@ struct Serve: AsyncParsableCommand {
         }
         if let adminPassword {
             extra[["hearclear", "admin", "password"]] = .init(.string(adminPassword), isSecret: true)
+        }
+        if let databaseReadURL {
+            extra[["database", "read", "url"]] = .init(.string(databaseReadURL), isSecret: true)
         }
         if let readCacheBytes {
             extra[["hearclear", "read", "cache", "bytes"]] = .init(.int(readCacheBytes), isSecret: false)

@@ -13,10 +13,13 @@ struct SyntheticCheckin {
     /// `{"t":"…","average":` of every second.
     private let secondPrefixes: [[UInt8]]
     let venues: Int
+    /// Venue ids are `<venuePrefix><n>`, n in 0..<venues.
+    let venuePrefix: String
 
-    init(seed: UInt64, samples: Int, venues: Int) {
+    init(seed: UInt64, samples: Int, venues: Int, venuePrefix: String = "bench-venue-") {
         random = SplitMix64(seed: seed)
         self.venues = venues
+        self.venuePrefix = venuePrefix
         let start = Date().addingTimeInterval(-Double(samples) - 120).timeIntervalSince1970.rounded(.down)
         secondPrefixes = (0..<samples).map { second in
             Array("{\"t\":\"\(RFC3339Local.format(start + Double(second)))\",\"average\":".utf8)
@@ -29,12 +32,18 @@ struct SyntheticCheckin {
         return generator.unit()
     }
 
+    /// A check-in at a random venue of `venues` from one of 5000 devices.
     mutating func next() -> [UInt8] {
         let venue = random.next() % UInt64(venues)
         let device = random.next() % 5000
+        return next(venue: venue, device: device)
+    }
+
+    /// A check-in at venue `<venuePrefix><venue>` from device `bench-device-<device>-…`.
+    mutating func next(venue: UInt64, device: UInt64) -> [UInt8] {
         var body = Array(
             """
-            {"id":"\(UUID().uuidString.lowercased())","venue":{"id":"bench-venue-\(venue)","name":"Bench venue \(venue)",\
+            {"id":"\(UUID().uuidString.lowercased())","venue":{"id":"\(venuePrefix)\(venue)","name":"Bench venue \(venue)",\
             "latitude":-33.87,"longitude":151.21,"timezone":"Australia/Sydney"},\
             "device":{"id":"bench-device-\(device)-c0ffee00-1111-2222","model":"iPhone15,2"},"unit":"dbfs",\
             "samples":[

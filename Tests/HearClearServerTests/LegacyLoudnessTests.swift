@@ -31,6 +31,11 @@ struct LegacyLoudnessTests {
             }
             // Louder bands so the cell sits in a different band from the default: still one rule.
             try await database.query("UPDATE bands SET below_db = 76 WHERE position = 1", logger: EngineTestApp.logger)
+            // Cached answers follow once the change's NOTIFY is heard, within a second.
+            _ = try await EngineTestApp.eventually(within: .seconds(1), "the band change") {
+                let bands = try await JSONProbe.get("/api/v2/bands", from: client)?["bands"] as? [[String: Any]]
+                return bands?[1]["below"] as? Double == 76 ? true : nil
+            }
             let v1Venue = try #require(try await JSONProbe.get("/api/v1/venue/arms", from: client))
             let v1Volume = try #require(try await JSONProbe.get("/api/v1/venue/arms/volume", from: client))
             let v2Grid = try #require(try await JSONProbe.get("/api/v2/venues/arms/loudness", from: client))

@@ -17,6 +17,8 @@ public struct EngineConfiguration: Sendable {
     public var resourcesDirectory = "."
     /// An external database; when set, nothing is started.
     public var databaseURL: String?
+    /// A streaming replica of the database for reads that miss the read cache (`serve` only).
+    public var databaseReadURL: String?
     public var logFormat = LogFormat.text
     public var logLevel = Logger.Level.info
     /// A check-in whose phone was farther than this from the venue is excluded (``IntakeRule``).
@@ -37,6 +39,7 @@ public struct EngineConfiguration: Sendable {
         dataDirectory = reader.string(forKey: "hearclear.data.dir", default: dataDirectory)
         resourcesDirectory = reader.string(forKey: "hearclear.resources", default: resourcesDirectory)
         databaseURL = reader.string(forKey: "database.url", isSecret: true)
+        databaseReadURL = reader.string(forKey: "database.read.url", isSecret: true)
         maxDistanceMetres = reader.double(forKey: "hearclear.max.distance.metres", default: maxDistanceMetres)
         databaseConnections = reader.int(forKey: "hearclear.database.connections", default: databaseConnections)
         referenceOffsetDB = reader.double(forKey: "hearclear.reference.offset.db", default: referenceOffsetDB)

@@ -8,24 +8,33 @@ import LoudnessCore
 /// change shows in the next response (docs/ARCHITECTURE.md, "Bands and labels"). v1, v2 and the
 /// admin all read and label through here, so they agree.
 public struct LoudnessReads: Sendable {
-    let venues: VenueRepository
-    let loudness: LoudnessRepository
-    let bandStore: BandRepository
+    /// Venues, cells and bands are read here (a replica when there is one).
+    let database: ReadDatabase
+    /// Check-ins are read from the primary: a client reads its own check-in right after sending it.
     let checkins: CheckinRepository
     /// Calibrated dB = dBFS + model offset + this (`--reference-offset-db`).
     public let referenceOffsetDB: Double
     let logger: Logger
 
-    public init(
-        venues: VenueRepository, loudness: LoudnessRepository, bands: BandRepository, checkins: CheckinRepository,
-        referenceOffsetDB: Double, logger: Logger
-    ) {
-        self.venues = venues
-        self.loudness = loudness
-        self.bandStore = bands
+    public init(database: ReadDatabase, checkins: CheckinRepository, referenceOffsetDB: Double, logger: Logger) {
+        self.database = database
         self.checkins = checkins
         self.referenceOffsetDB = referenceOffsetDB
         self.logger = logger
+    }
+
+    private func venue(externalID: String) async throws -> Venue? {
+        let logger = logger
+        return try await database.find {
+            try await VenueRepository(client: $0, logger: logger).find(externalID: externalID)
+        }
+    }
+
+    private func storedCells(venueID: Int64) async throws -> [StoredCell] {
+        let logger = logger
+        return try await database.read {
+            try await LoudnessRepository(client: $0, logger: logger).cells(venueID: venueID)
+        }
     }
 
     /// One cell as reported: calibrated levels rounded to 0.1 dB; the label is of the rounded level.
@@ -49,7 +58,8 @@ public struct LoudnessReads: Sendable {
 
     /// The bands in force; the defaults if the table holds an invalid set (logged).
     public func currentBands() async throws -> Bands {
-        let stored = try await bandStore.current()
+        let logger = logger
+        let stored = try await database.read { try await BandRepository(client: $0, logger: logger).current() }
         do {
             return try Self.bands(stored)
         } catch {
@@ -65,14 +75,14 @@ public struct LoudnessReads: Sendable {
 
     /// The venue's grid; `nil` for an unknown venue.
     public func grid(externalID: String) async throws -> Grid? {
-        guard let venue = try await venues.find(externalID: externalID) else { return nil }
+        guard let venue = try await venue(externalID: externalID) else { return nil }
         let bands = try await currentBands()
         return Grid(venue: venue, bands: bands, cells: try await cells(venueID: venue.id, bands: bands))
     }
 
     /// The venue's cells, Monday 0:00 first.
     public func cells(venueID: Int64, bands: Bands) async throws -> [Cell] {
-        try await loudness.cells(venueID: venueID).map { cell in
+        try await storedCells(venueID: venueID).map { cell in
             let level = Self.rounded(cell.levelDBFS + referenceOffsetDB)
             return Cell(
                 localHour: LocalHour(weekday: cell.weekday, hour: cell.hour), levelDB: level,
@@ -95,12 +105,15 @@ public struct LoudnessReads: Sendable {
     /// The overall level alone (no bands to read), as ``overall(_:bands:)`` computes it.
     public func overallLevel(venueID: Int64) async throws -> Double? {
         Self.overallLevel(
-            try await loudness.cells(venueID: venueID).map { Self.rounded($0.levelDBFS + referenceOffsetDB) })
+            try await storedCells(venueID: venueID).map { Self.rounded($0.levelDBFS + referenceOffsetDB) })
     }
 
     /// How many of the venue's check-ins are currently `included` in its cells.
     public func includedCheckinCount(venueID: Int64) async throws -> Int {
-        try await loudness.includedCheckinCount(venueID: venueID)
+        let logger = logger
+        return try await database.read {
+            try await LoudnessRepository(client: $0, logger: logger).includedCheckinCount(venueID: venueID)
+        }
     }
 
     /// The check-in with its calibrated level and label once judged; `nil` when unknown.
@@ -118,7 +131,10 @@ public struct LoudnessReads: Sendable {
 
     /// The calibration offset of a device model (0 when it has none or no model is known).
     public func modelOffsetDB(model: String?) async throws -> Double {
-        try await loudness.modelOffsetDB(model: model)
+        let logger = logger
+        return try await database.read {
+            try await LoudnessRepository(client: $0, logger: logger).modelOffsetDB(model: model)
+        }
     }
 
     /// The rounded median of cells' reported levels.

@@ -32,20 +32,27 @@ public struct VenueDirectory: Sendable {
         try await venues.createIfMissing(externalID: externalID, details: details)
     }
 
+    /// The venue, read where reads go (``ReadDatabase``).
     public func find(externalID: String) async throws -> Venue? {
-        try await venues.find(externalID: externalID)
+        let logger = loudness.logger
+        return try await loudness.database.find {
+            try await VenueRepository(client: $0, logger: logger).find(externalID: externalID)
+        }
     }
 
     /// How many check-ins the venue has, in all.
     public func checkinCount(venueID: Int64) async throws -> Int {
-        try await venues.checkinCount(venueID: venueID)
+        let logger = loudness.logger
+        return try await loudness.database.read {
+            try await VenueRepository(client: $0, logger: logger).checkinCount(venueID: venueID)
+        }
     }
 
     /// The venue's document: details, check-in count, overall level and label; `nil` when unknown.
     public func summary(externalID: String) async throws -> Summary? {
-        guard let venue = try await venues.find(externalID: externalID) else { return nil }
+        guard let venue = try await find(externalID: externalID) else { return nil }
         // The count does not depend on the loudness reads: it runs beside them.
-        async let count = venues.checkinCount(venueID: venue.id)
+        async let count = checkinCount(venueID: venue.id)
         let bands = try await loudness.currentBands()
         let overall = LoudnessReads.overall(try await loudness.cells(venueID: venue.id, bands: bands), bands: bands)
         return Summary(venue: venue, checkins: try await count, levelDB: overall?.levelDB, label: overall?.label)

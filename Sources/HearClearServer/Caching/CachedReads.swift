@@ -1,14 +1,18 @@
+import HearClearEngine
 import Hummingbird
 
 /// The read endpoints' way to answer: from the ``ReadCache`` when it holds the answer, else read
 /// and encoded once, kept, and sent, with `Cache-Control` for phones and CDNs.
 struct CachedReads: Sendable {
     let cache: ReadCache
+    /// Where misses are read (the replica's horizon decides what may be kept).
+    let database: ReadDatabase?
     /// `public, max-age=…, stale-while-revalidate=…`.
     let cacheControl: String
 
-    init(cache: ReadCache, maxAgeSeconds: Int, staleWhileRevalidateSeconds: Int) {
+    init(cache: ReadCache, database: ReadDatabase?, maxAgeSeconds: Int, staleWhileRevalidateSeconds: Int) {
         self.cache = cache
+        self.database = database
         cacheControl = "public, max-age=\(maxAgeSeconds), stale-while-revalidate=\(staleWhileRevalidateSeconds)"
     }
 
@@ -17,7 +21,7 @@ struct CachedReads: Sendable {
         -> Response
     {
         if let answer = cache.answer(key) { return answer.response(to: request, cacheControl: cacheControl) }
-        let ticket = cache.ticket()
+        let ticket = cache.ticket(replicaHorizon: database?.horizon)
         let answer = try await read()
         cache.fill(key, answer, since: ticket)
         return answer.response(to: request, cacheControl: cacheControl)
@@ -26,9 +30,9 @@ struct CachedReads: Sendable {
 
 extension CachedReads {
     /// With the configuration's `Cache-Control` times.
-    init(_ configuration: ServerConfiguration, _ cache: ReadCache) {
+    init(_ configuration: ServerConfiguration, _ cache: ReadCache, database: ReadDatabase?) {
         self.init(
-            cache: cache, maxAgeSeconds: configuration.httpMaxAgeSeconds,
+            cache: cache, database: database, maxAgeSeconds: configuration.httpMaxAgeSeconds,
             staleWhileRevalidateSeconds: configuration.httpStaleWhileRevalidateSeconds)
     }
 }

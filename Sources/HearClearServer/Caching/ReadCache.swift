@@ -21,9 +21,11 @@ final class ReadCache: Sendable {
         case bands
     }
 
-    /// When a read began, in invalidations seen; see ``fill(_:_:since:)``.
+    /// When a read began, in invalidations seen, and — when it reads a replica — the moment up to
+    /// which the replica had replayed every commit; see ``fill(_:_:since:)``.
     struct Ticket: Sendable {
         fileprivate let sequence: UInt64
+        fileprivate let replicaHorizon: ContinuousClock.Instant?
     }
 
     private struct Entry {
@@ -37,10 +39,11 @@ final class ReadCache: Sendable {
         var clock: UInt64 = 0
         var listening = false
         /// Invalidations seen, and when each key was last invalidated; a read that began before
-        /// its key's last invalidation (or before `floor`) is not kept.
+        /// its key's last invalidation (or before `floor`) is not kept, nor a read from a replica
+        /// that had not replayed up to that moment.
         var sequence: UInt64 = 0
-        var invalidatedAt: [Key: UInt64] = [:]
-        var floor: UInt64 = 0
+        var invalidatedAt: [Key: (sequence: UInt64, at: ContinuousClock.Instant)] = [:]
+        var floor: (sequence: UInt64, at: ContinuousClock.Instant) = (0, .now)
     }
 
     /// Bytes of bodies (plain and gzip'd) held at most.
@@ -73,19 +76,23 @@ final class ReadCache: Sendable {
         return found
     }
 
-    /// Take one before reading what ``fill(_:_:since:)`` will keep.
-    func ticket() -> Ticket {
-        state.withLock { Ticket(sequence: $0.sequence) }
+    /// Take one before reading what ``fill(_:_:since:)`` will keep. `replicaHorizon`: the read
+    /// may go to a replica that has replayed every commit up to that moment (`nil`: the primary).
+    func ticket(replicaHorizon: ContinuousClock.Instant? = nil) -> Ticket {
+        state.withLock { Ticket(sequence: $0.sequence, replicaHorizon: replicaHorizon) }
     }
 
     /// Keeps `answer`, read from the database after `ticket` was taken, unless what it depends on
-    /// was invalidated since or the cache is not listening. Answers larger than the whole capacity
-    /// are not kept.
+    /// was invalidated since, or it was read from a replica that may not have replayed the last
+    /// change of it yet, or the cache is not listening. Answers larger than the whole capacity are
+    /// not kept.
     func fill(_ key: Key, _ answer: EncodedAnswer, since ticket: Ticket) {
         var evicted = 0
         let (bytes, entries) = state.withLock { state -> (Int, Int) in
-            guard state.listening, ticket.sequence >= state.floor,
-                (state.invalidatedAt[key] ?? 0) <= ticket.sequence, answer.bytes <= capacityBytes
+            let last = state.invalidatedAt[key] ?? state.floor
+            guard state.listening, ticket.sequence >= state.floor.sequence, last.sequence <= ticket.sequence,
+                ticket.replicaHorizon.map({ $0 > last.at && $0 > state.floor.at }) ?? true,
+                answer.bytes <= capacityBytes
             else { return (state.bytes, state.entries.count) }
             state.clock += 1
             if let old = state.entries.updateValue(Entry(answer: answer, lastUse: state.clock), forKey: key) {
@@ -117,11 +124,11 @@ final class ReadCache: Sendable {
             case .venue(let externalID):
                 for key in [Key.grid(externalID: externalID), .venue(externalID: externalID)] {
                     if let old = state.entries.removeValue(forKey: key) { state.bytes -= old.answer.bytes }
-                    state.invalidatedAt[key] = state.sequence
+                    state.invalidatedAt[key] = (state.sequence, .now)
                 }
                 if state.invalidatedAt.count > Self.invalidationMemory {
                     state.invalidatedAt = [:]
-                    state.floor = state.sequence
+                    state.floor = (state.sequence, .now)
                 }
             case .bands:
                 Self.dropAll(&state)
@@ -149,7 +156,7 @@ final class ReadCache: Sendable {
         state.entries = [:]
         state.bytes = 0
         state.invalidatedAt = [:]
-        state.floor = state.sequence
+        state.floor = (state.sequence, .now)
     }
 
     /// Answers and bytes held, and whether it is listening.

@@ -32,6 +32,21 @@ public final class EmbeddedPostgres: Sendable {
     public static func start(
         dataDirectory: String, durable: Bool = true, removeWhenStopped: Bool = false, logger: Logger
     ) throws -> EmbeddedPostgres {
+        try start(dataDirectory: dataDirectory, durable: durable, removeWhenStopped: removeWhenStopped, logger: logger)
+        { cluster, binaries, user, prefix in
+            try initialise(
+                cluster: cluster, binaries: binaries, user: user, prefix: prefix, durable: durable, logger: logger)
+        }
+    }
+
+    /// Makes a new cluster in `cluster` (which does not hold one yet), as the cluster's user.
+    typealias Creation = (_ cluster: String, _ binaries: PostgresBinaries, _ user: ClusterUser, _ prefix: [String])
+        throws -> Void
+
+    /// Starts the cluster in `dataDirectory`, made first by `create` when there is none.
+    static func start(
+        dataDirectory: String, durable: Bool, removeWhenStopped: Bool, logger: Logger, create: Creation
+    ) throws -> EmbeddedPostgres {
         let dataDirectory = URL(fileURLWithPath: dataDirectory).standardizedFileURL.path
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         let lock = try DataDirectoryLock(directory: dataDirectory)
@@ -41,8 +56,7 @@ public final class EmbeddedPostgres: Sendable {
             let cluster = dataDirectory + "/postgres"
             let prefix = user.launchPrefix(reaching: dataDirectory)
             if !FileManager.default.fileExists(atPath: cluster + "/PG_VERSION") {
-                try initialise(
-                    cluster: cluster, binaries: binaries, user: user, prefix: prefix, durable: durable, logger: logger)
+                try create(cluster, binaries, user, prefix)
             }
             try stopOrphan(cluster: cluster, logger: logger)
             let (socketDirectory, temporary) = try makeSocketDirectory(dataDirectory: dataDirectory, user: user)

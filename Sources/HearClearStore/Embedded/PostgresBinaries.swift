@@ -8,6 +8,8 @@ import Foundation
 public struct PostgresBinaries: Sendable {
     public let initdb: String
     public let postgres: String
+    /// `pg_basebackup`, beside the others (test replicas).
+    public var pgBasebackup: String { URL(fileURLWithPath: initdb).deletingLastPathComponent().path + "/pg_basebackup" }
 
     public static let debianPackageHint =
         "PostgreSQL server programs (initdb, postgres) not found: install the Debian package 'postgresql' (apt-get install postgresql), or run 'make deps'"

@@ -1,0 +1,83 @@
+import Foundation
+import HearClearServer
+import HearClearStore
+import HearClearTestSupport
+import Hummingbird
+import HummingbirdTesting
+import PostgresNIO
+import Testing
+
+@testable import HearClearEngine
+
+/// `DATABASE_READ_URL` for real: a hot standby of the test cluster (pg_basebackup -R, streaming
+/// over Unix sockets) serves the reads that miss the cache.
+@Suite("Read replica", .serialized)
+struct ReadReplicaTests {
+    static let logger = EngineTestApp.logger
+    static let venue = "/api/v2/venues/arms"
+
+    static func venueCheckins(_ client: some TestClientProtocol) async throws -> Int? {
+        try await JSONProbe.get(venue, from: client)?["checkins"] as? Int
+    }
+
+    @Test("reads come from the replica, a new check-in shows once replayed, and a stopped replica falls back")
+    func replicaServesReads() async throws {
+        try await withTestDatabase { database, primary in
+            let replica = try await TestCluster.shared.replica()
+            let name = try #require(primary.database)
+            let replicaConfiguration = replica.configuration(database: name)
+            // The new database exists on the standby once its creation is replayed.
+            _ = try await EngineTestApp.eventually("the database on the replica") {
+                try? await TestCluster.withClient(replicaConfiguration) { client in
+                    try await client.count("venues")
+                }
+            }
+            var configuration = EngineTestApp.configuration
+            configuration.databaseReadURL =
+                "postgres://\(EmbeddedPostgres.superuser)@/\(name)?host=\(replica.socketDirectory)"
+            let app = try await buildApplication(
+                configuration: configuration, database: .external(primary), logger: Self.logger)
+            try await app.test(.router) { client in
+                let start = CheckinFixture.previousHourStart
+                try await CheckinFixture(venue: "arms", device: "phone-one-0001", levelDBFS: -40, start: start)
+                    .submit(to: client)
+                _ = try await EngineTestApp.eventually("the first check-in counted") {
+                    try await Self.venueCheckins(client) == 1 ? true : nil
+                }
+
+                // Replay paused: the primary judges a second check-in, but reads still show one.
+                try await TestCluster.withClient(replica.configuration(database: "postgres")) { standby in
+                    _ = try await standby.query("SELECT pg_wal_replay_pause()", logger: Self.logger)
+                }
+                try await CheckinFixture(venue: "arms", device: "phone-two-0002", levelDBFS: -40, start: start)
+                    .submit(to: client)
+                _ = try await EngineTestApp.eventually("the second check-in judged on the primary") {
+                    try await database.count("checkins", where: "status <> 'pending'") == 2 ? true : nil
+                }
+                for _ in 0..<5 {
+                    #expect(try await Self.venueCheckins(client) == 1, "read from the paused replica")
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+
+                // Replayed: the new check-in shows through the replica, and is then kept.
+                try await TestCluster.withClient(replica.configuration(database: "postgres")) { standby in
+                    _ = try await standby.query("SELECT pg_wal_replay_resume()", logger: Self.logger)
+                }
+                _ = try await EngineTestApp.eventually("the second check-in, once replayed") {
+                    try await Self.venueCheckins(client) == 2 ? true : nil
+                }
+
+                // The replica stops: reads go to the primary, and the server stays ready.
+                await TestCluster.shared.stopReplica()
+                try await database.query(
+                    "UPDATE venues SET name = 'Read from the primary' WHERE external_id = 'arms'", logger: Self.logger)
+                _ = try await EngineTestApp.eventually("the venue read from the primary") {
+                    try await JSONProbe.get(Self.venue, from: client)?["name"] as? String == "Read from the primary"
+                        ? true : nil
+                }
+                let ready = try await client.execute(uri: "/ready", method: .get) { $0.status }
+                #expect(ready == .ok)
+            }
+        }
+    }
+}
