@@ -97,7 +97,7 @@ func buildRouter(
     HealthController(client: engine.client, migrations: migrations).addRoutes(to: router)
     MetricsController(registry: PrometheusMetricsFactory.defaultRegistry).addRoutes(to: router)
     let v2 = router.group("api/v2")
-    VenuesController(venues: engine.venues, reads: reads).addRoutes(to: v2)
+    VenuesController(venues: engine.venues, loudness: engine.loudness, reads: reads).addRoutes(to: v2)
     CheckinsController(intake: engine.intake, loudness: engine.loudness).addRoutes(to: v2)
     LoudnessController(loudness: engine.loudness, reads: reads).addRoutes(to: v2)
     MeterController().addRoutes(to: v2)

@@ -1,5 +1,6 @@
 import Foundation
 import HearClearStore
+import LoudnessCore
 import Testing
 
 @testable import HearClearServer
@@ -108,6 +109,23 @@ struct ReadCacheTests {
         #expect(cache.answer(.bands) == nil, "read before the listener was lost")
         cache.fill(.bands, try Self.answer(10), since: cache.ticket())
         #expect(cache.answer(.bands) != nil)
+    }
+
+    @Test("the decoded bands are kept until a band change, and a read begun before it is not kept")
+    func bandsMemo() throws {
+        let cache = Self.listening(10_000)
+        let before = cache.ticket()
+        cache.keep(.standard, since: before)
+        #expect(cache.bands == .standard)
+        cache.invalidate(.venue(externalID: "a"))
+        #expect(cache.bands == .standard, "a venue change leaves the bands")
+        cache.invalidate(.bands)
+        #expect(cache.bands == nil)
+        cache.keep(.standard, since: before)
+        #expect(cache.bands == nil, "read before the band change")
+        cache.keep(.standard, since: cache.ticket())
+        cache.setListening(false)
+        #expect(cache.bands == nil)
     }
 
     @Test("read changes travel as their payloads")

@@ -2,6 +2,10 @@ import Foundation
 import HearClearTestSupport
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -88,6 +92,38 @@ struct ServeProcessTests {
         #expect(first.process.terminationStatus == 0, "output: \(first.output)")
         #expect(kill(postgresPID, 0) != 0, "PostgreSQL stopped with the server")
         #expect(!FileManager.default.fileExists(atPath: dataDir + "/postgres/postmaster.pid"))
+    }
+
+    /// The body of `GET url`.
+    static func get(_ url: String) async throws -> String {
+        let (data, _) = try await URLSession.shared.data(from: URL(string: url)!)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test("the read cache's hits, misses and bytes show in /metrics")
+    func readCacheMetrics() async throws {
+        let dataDir = NSTemporaryDirectory() + "hearclear-metrics-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: dataDir) }
+        let port = 20_000 + Int((getpid() + 7_919) % 20_000)
+        let server = try Running(["serve", "--port", "\(port)", "--data-dir", dataDir, "--admin-password", "x"])
+        defer {
+            kill(server.process.processIdentifier, SIGTERM)
+            _ = server.waitForExit()
+        }
+        #expect(server.wait(for: "Server started"), "output: \(server.output)")
+        let base = "http://127.0.0.1:\(port)"
+        // The listener starts with the server: wait until an answer is kept, then read it again.
+        var metrics = ""
+        for _ in 0..<100 {
+            _ = try await Self.get(base + "/api/v2/bands")
+            metrics = try await Self.get(base + "/metrics")
+            if metrics.contains(#"hearclear_read_cache_total{result="hit"}"#) { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(metrics.contains(#"hearclear_read_cache_total{result="miss"}"#), "\(metrics)")
+        #expect(metrics.contains(#"hearclear_read_cache_total{result="hit"}"#), "\(metrics)")
+        let bytes = metrics.split(separator: "\n").first { $0.hasPrefix("hearclear_read_cache_bytes ") }
+        #expect((bytes?.split(separator: " ").last).flatMap { Double($0) }.map { $0 > 0 } == true, "\(metrics)")
     }
 
     @Test("serve without its resources refuses to start with one clear line")

@@ -73,10 +73,12 @@ public struct LoudnessReads: Sendable {
         try Bands(stored.map { Band(label: $0.label, belowDB: $0.belowDB) })
     }
 
-    /// The venue's grid; `nil` for an unknown venue.
-    public func grid(externalID: String) async throws -> Grid? {
+    /// The venue's grid, labelled with `bands` (default: the bands in force, read now); `nil` for
+    /// an unknown venue.
+    public func grid(externalID: String, bands known: Bands? = nil) async throws -> Grid? {
         guard let venue = try await venue(externalID: externalID) else { return nil }
-        let bands = try await currentBands()
+        let bands: Bands
+        if let known { bands = known } else { bands = try await currentBands() }
         return Grid(venue: venue, bands: bands, cells: try await cells(venueID: venue.id, bands: bands))
     }
 

@@ -1,5 +1,6 @@
 import HearClearEngine
 import Hummingbird
+import LoudnessCore
 
 /// The read endpoints' way to answer: from the ``ReadCache`` when it holds the answer, else read
 /// and encoded once, kept, and sent, with `Cache-Control` for phones and CDNs.
@@ -14,6 +15,15 @@ struct CachedReads: Sendable {
         self.cache = cache
         self.database = database
         cacheControl = "public, max-age=\(maxAgeSeconds), stale-while-revalidate=\(staleWhileRevalidateSeconds)"
+    }
+
+    /// The bands in force: from memory while no band change has been heard, else read (and kept).
+    func currentBands(_ loudness: LoudnessReads) async throws -> Bands {
+        if let bands = cache.bands { return bands }
+        let ticket = cache.ticket(replicaHorizon: database?.horizon)
+        let bands = try await loudness.currentBands()
+        cache.keep(bands, since: ticket)
+        return bands
     }
 
     /// The answer for `key`; `read` runs on a miss and throws for answers not to keep (404s).

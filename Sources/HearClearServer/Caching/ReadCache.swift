@@ -1,4 +1,5 @@
 import HearClearStore
+import LoudnessCore
 import Metrics
 import NIOCore
 import Synchronization
@@ -44,6 +45,8 @@ final class ReadCache: Sendable {
         var sequence: UInt64 = 0
         var invalidatedAt: [Key: (sequence: UInt64, at: ContinuousClock.Instant)] = [:]
         var floor: (sequence: UInt64, at: ContinuousClock.Instant) = (0, .now)
+        /// The bands in force, decoded, which every grid and venue answer is labelled with.
+        var bands: Bands?
     }
 
     /// Bytes of bodies (plain and gzip'd) held at most.
@@ -116,6 +119,23 @@ final class ReadCache: Sendable {
         Self.entriesHeld.record(entries)
     }
 
+    /// The bands in force as last read, while nothing has changed them.
+    var bands: Bands? {
+        state.withLock { $0.listening ? $0.bands : nil }
+    }
+
+    /// Keeps the bands read after `ticket` was taken, unless the bands changed since (any band
+    /// change empties the whole cache, so the floor tells) or the cache is not listening. Bands
+    /// read from a replica are kept only once the replica has replayed past that change.
+    func keep(_ bands: Bands, since ticket: Ticket) {
+        state.withLock { state in
+            guard state.listening, ticket.sequence >= state.floor.sequence,
+                ticket.replicaHorizon.map({ $0 > state.floor.at }) ?? true
+            else { return }
+            state.bands = bands
+        }
+    }
+
     /// Drops what `change` names: a venue's document and grid, or (bands) everything.
     func invalidate(_ change: ReadChange) {
         let (bytes, entries) = state.withLock { state -> (Int, Int) in
@@ -154,6 +174,7 @@ final class ReadCache: Sendable {
 
     private static func dropAll(_ state: inout State) {
         state.entries = [:]
+        state.bands = nil
         state.bytes = 0
         state.invalidatedAt = [:]
         state.floor = (state.sequence, .now)

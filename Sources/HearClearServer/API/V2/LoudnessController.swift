@@ -17,7 +17,8 @@ struct LoudnessController {
     @Sendable func grid(_ request: Request, context: AppRequestContext) async throws -> Response {
         let externalID = try VenuesController.venueID(context)
         return try await reads.respond(.grid(externalID: externalID), to: request) {
-            guard let grid = try await loudness.grid(externalID: externalID) else {
+            let bands = try await reads.currentBands(loudness)
+            guard let grid = try await loudness.grid(externalID: externalID, bands: bands) else {
                 throw Problem.notFound("no venue with id \(externalID)")
             }
             guard !grid.cells.isEmpty else {
@@ -31,7 +32,7 @@ struct LoudnessController {
 
     @Sendable func bands(_ request: Request, context: AppRequestContext) async throws -> Response {
         try await reads.respond(.bands, to: request) {
-            try EncodedAnswer(BandsBody(bands: try await loudness.currentBands().bands))
+            try EncodedAnswer(BandsBody(bands: try await reads.currentBands(loudness).bands))
         }
     }
 }

@@ -6,6 +6,7 @@ import Hummingbird
 /// `PUT` and `GET /api/v2/venues/{venueId}` (the latter from the read cache).
 struct VenuesController {
     let venues: VenueDirectory
+    let loudness: LoudnessReads
     let reads: CachedReads
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
@@ -33,7 +34,8 @@ struct VenuesController {
     @Sendable func get(_ request: Request, context: AppRequestContext) async throws -> Response {
         let externalID = try Self.venueID(context)
         return try await reads.respond(.venue(externalID: externalID), to: request) {
-            guard let summary = try await venues.summary(externalID: externalID) else {
+            let bands = try await reads.currentBands(loudness)
+            guard let summary = try await venues.summary(externalID: externalID, bands: bands) else {
                 throw Problem.notFound("no venue with id \(externalID)")
             }
             return try EncodedAnswer(
