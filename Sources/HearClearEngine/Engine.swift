@@ -33,7 +33,8 @@ public struct Engine: Sendable {
         intake = CheckinIntake(checkins: checkins, rule: IntakeRule(maxDistanceMetres: configuration.maxDistanceMetres))
         reads = ReadDatabase(primary: client, replica: replica, logger: logger)
         loudness = LoudnessReads(
-            database: reads, checkins: checkins, referenceOffsetDB: configuration.referenceOffsetDB, logger: logger)
+            database: reads, checkins: checkins, cache: cache, referenceOffsetDB: configuration.referenceOffsetDB,
+            logger: logger)
         venues = VenueDirectory(venues: venueStore, loudness: loudness)
         devices = DeviceDirectory(
             devices: DeviceRepository(client: client, logger: logger),

@@ -2,6 +2,7 @@ import Foundation
 import HearClearStore
 import Logging
 import LoudnessCore
+import PostgresNIO
 
 /// What people read, from stored rows only: cells in calibrated dB (model-corrected dBFS + the
 /// reference offset, rounded to 0.1 dB) labelled with the bands in the database *now*, so a band
@@ -10,31 +11,57 @@ import LoudnessCore
 public struct LoudnessReads: Sendable {
     /// Venues, cells and bands are read here (a replica when there is one).
     let database: ReadDatabase
+    /// The stores of each side of ``database``, made once.
+    private let primary: Stores
+    private let replica: Stores?
     /// Check-ins are read from the primary: a client reads its own check-in right after sending it.
     let checkins: CheckinRepository
     /// Calibrated dB = dBFS + model offset + this (`--reference-offset-db`).
     public let referenceOffsetDB: Double
     let logger: Logger
 
-    public init(database: ReadDatabase, checkins: CheckinRepository, referenceOffsetDB: Double, logger: Logger) {
+    /// What reads read, over one database.
+    private struct Stores: Sendable {
+        let venues: VenueRepository
+        let loudness: LoudnessRepository
+        let bands: BandRepository
+
+        init(client: PostgresClient, cache: IngestCache, logger: Logger) {
+            venues = VenueRepository(client: client, logger: logger, cache: cache)
+            loudness = LoudnessRepository(client: client, logger: logger)
+            bands = BandRepository(client: client, logger: logger)
+        }
+    }
+
+    /// - Parameter cache: the ingest cache the primary's venue store shares with ingest.
+    public init(
+        database: ReadDatabase, checkins: CheckinRepository, cache: IngestCache, referenceOffsetDB: Double,
+        logger: Logger
+    ) {
         self.database = database
+        primary = Stores(client: database.primary, cache: cache, logger: logger)
+        replica = database.replica.map { Stores(client: $0, cache: IngestCache(), logger: logger) }
         self.checkins = checkins
         self.referenceOffsetDB = referenceOffsetDB
         self.logger = logger
     }
 
-    private func venue(externalID: String) async throws -> Venue? {
-        let logger = logger
-        return try await database.find {
-            try await VenueRepository(client: $0, logger: logger).find(externalID: externalID)
-        }
+    private func stores(_ side: ReadDatabase.Side) -> Stores {
+        side == .replica ? replica ?? primary : primary
+    }
+
+    /// The venue, read where reads go (a venue the replica has not replayed yet, on the primary).
+    public func venue(externalID: String) async throws -> Venue? {
+        try await database.find { [self] in try await stores($0).venues.find(externalID: externalID) }
+    }
+
+    /// How many check-ins the venue has, in all.
+    public func checkinCount(venueID: Int64) async throws -> Int {
+        try await database.read { [self] in try await stores($0).venues.checkinCount(venueID: venueID) }
     }
 
     private func storedCells(venueID: Int64) async throws -> [StoredCell] {
-        let logger = logger
-        return try await database.read {
-            try await LoudnessRepository(client: $0, logger: logger).cells(venueID: venueID)
-        }
+        try await database.read { [self] in try await stores($0).loudness.cells(venueID: venueID) }
     }
 
     /// One cell as reported: calibrated levels rounded to 0.1 dB; the label is of the rounded level.
@@ -58,8 +85,7 @@ public struct LoudnessReads: Sendable {
 
     /// The bands in force; the defaults if the table holds an invalid set (logged).
     public func currentBands() async throws -> Bands {
-        let logger = logger
-        let stored = try await database.read { try await BandRepository(client: $0, logger: logger).current() }
+        let stored = try await database.read { [self] in try await stores($0).bands.current() }
         do {
             return try Self.bands(stored)
         } catch {
@@ -112,10 +138,7 @@ public struct LoudnessReads: Sendable {
 
     /// How many of the venue's check-ins are currently `included` in its cells.
     public func includedCheckinCount(venueID: Int64) async throws -> Int {
-        let logger = logger
-        return try await database.read {
-            try await LoudnessRepository(client: $0, logger: logger).includedCheckinCount(venueID: venueID)
-        }
+        try await database.read { [self] in try await stores($0).loudness.includedCheckinCount(venueID: venueID) }
     }
 
     /// The check-in with its calibrated level and label once judged; `nil` when unknown.
@@ -133,10 +156,7 @@ public struct LoudnessReads: Sendable {
 
     /// The calibration offset of a device model (0 when it has none or no model is known).
     public func modelOffsetDB(model: String?) async throws -> Double {
-        let logger = logger
-        return try await database.read {
-            try await LoudnessRepository(client: $0, logger: logger).modelOffsetDB(model: model)
-        }
+        try await database.read { [self] in try await stores($0).loudness.modelOffsetDB(model: model) }
     }
 
     /// The rounded median of cells' reported levels.

@@ -51,25 +51,30 @@ public final class ReadDatabase: Service, Sendable {
         replica == nil ? nil : state.withLock { $0.horizon }
     }
 
+    /// Which database a read runs on.
+    public enum Side: Sendable {
+        case primary, replica
+    }
+
     /// Runs `body` on the replica when it is answering, else (or when it fails there) on the
     /// primary.
-    public func read<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
-        guard let replica, usesReplica else { return try await body(primary) }
+    public func read<T: Sendable>(_ body: @escaping @Sendable (Side) async throws -> T) async throws -> T {
+        guard replica != nil, usesReplica else { return try await body(.primary) }
         do {
-            return try await withTimeout(replicaTimeout) { try await body(replica) }
+            return try await withTimeout(replicaTimeout) { try await body(.replica) }
         } catch is CancellationError {
             throw CancellationError()
         } catch {
             markNotAnswering(error)
-            return try await body(primary)
+            return try await body(.primary)
         }
     }
 
     /// ``read(_:)`` for a lookup: what the replica has not replayed yet (a venue just created) is
     /// looked up on the primary.
-    public func find<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T?) async throws -> T? {
+    public func find<T: Sendable>(_ body: @escaping @Sendable (Side) async throws -> T?) async throws -> T? {
         if let found = try await read(body) { return found }
-        return usesReplica ? try await body(primary) : nil
+        return usesReplica ? try await body(.primary) : nil
     }
 
     /// Watches the replica until shutdown (without one, only waits for shutdown: a service that

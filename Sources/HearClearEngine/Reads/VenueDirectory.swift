@@ -34,18 +34,12 @@ public struct VenueDirectory: Sendable {
 
     /// The venue, read where reads go (``ReadDatabase``).
     public func find(externalID: String) async throws -> Venue? {
-        let logger = loudness.logger
-        return try await loudness.database.find {
-            try await VenueRepository(client: $0, logger: logger).find(externalID: externalID)
-        }
+        try await loudness.venue(externalID: externalID)
     }
 
     /// How many check-ins the venue has, in all.
     public func checkinCount(venueID: Int64) async throws -> Int {
-        let logger = loudness.logger
-        return try await loudness.database.read {
-            try await VenueRepository(client: $0, logger: logger).checkinCount(venueID: venueID)
-        }
+        try await loudness.checkinCount(venueID: venueID)
     }
 
     /// The venue's document: details, check-in count, overall level and label (with `bands`,
