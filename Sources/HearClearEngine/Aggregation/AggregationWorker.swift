@@ -99,21 +99,14 @@ public struct AggregationWorker: Service {
         return processed
     }
 
-    /// LISTENs and turns every notification into a wake-up; reconnects after a second on error.
+    /// LISTENs and turns every notification into a wake-up; listens again a second after a loss.
     private func listen(_ waker: AsyncStream<Void>.Continuation) async {
-        while !Task.isCancelled {
-            do {
-                try await client.withConnection { connection in
-                    try await connection.listen(on: AggregationQueue.channel) { notifications in
-                        waker.yield()  // catch up on anything queued while not listening
-                        for try await _ in notifications { waker.yield() }
-                    }
-                }
-            } catch {
-                if Task.isCancelled { return }
-                logger.warning("aggregation LISTEN lost; retrying", metadata: ["error": "\(error)"])
-            }
-            try? await Task.sleep(for: .seconds(1))
+        await client.listenContinuously(on: AggregationQueue.channel) {
+            waker.yield()  // catch up on anything queued while not listening
+        } notified: { _ in
+            waker.yield()
+        } lost: { error in
+            if let error { logger.warning("aggregation LISTEN lost; retrying", metadata: ["error": "\(error)"]) }
         }
     }
 

@@ -20,28 +20,17 @@ struct ReadCacheListener: Service {
         // A start that fails before the schema is ready ends here.
         guard await gate.wait() else { return }
         await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                var failure: (any Error)?
-                do {
-                    try await client.withConnection { connection in
-                        try await connection.listen(on: ReadChange.channel) { notifications in
-                            cache.setListening(true)
-                            logger.debug("read cache listening")
-                            for try await notification in notifications {
-                                // A change this version does not know drops everything.
-                                cache.invalidate(ReadChange(payload: notification.payload) ?? .bands)
-                            }
-                        }
-                    }
-                } catch {
-                    failure = error
-                }
+            await client.listenContinuously(on: ReadChange.channel, retryDelay: retryDelay) {
+                cache.setListening(true)
+                logger.debug("read cache listening")
+            } notified: { payload in
+                // A change this version does not know drops everything.
+                cache.invalidate(ReadChange(payload: payload) ?? .bands)
+            } lost: { error in
                 cache.setListening(false)
-                if Task.isCancelled { break }
                 logger.warning(
                     "read cache LISTEN lost; serving reads from the database until it listens again",
-                    metadata: ["error": "\(failure.map { "\($0)" } ?? "the notifications ended")"])
-                try? await Task.sleep(for: retryDelay)
+                    metadata: ["error": "\(error.map { "\($0)" } ?? "the notifications ended")"])
             }
         }
         cache.setListening(false)
