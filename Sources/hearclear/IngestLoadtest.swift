@@ -21,14 +21,9 @@ struct IngestLoadtest: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Base URL of the server, e.g. http://127.0.0.1:8080")
-    var url: String
-
-    @Option(help: "Concurrent clients.")
-    var clients = 16
-
-    @Option(help: "Seconds to run.")
-    var duration = 20
+    @OptionGroup var target: LoadtestOptions
+    var clients: Int { target.clients }
+    var duration: Int { target.duration }
 
     @Option(help: "Samples per check-in.")
     var samples = 300
@@ -43,8 +38,6 @@ struct IngestLoadtest: AsyncParsableCommand {
     var rate = 0
 
     func validate() throws {
-        guard clients > 0, clients <= 1024 else { throw ValidationError("--clients must be 1…1024") }
-        guard duration > 0, duration <= 3600 else { throw ValidationError("--duration must be 1…3600 seconds") }
         guard (10...3600).contains(samples) else { throw ValidationError("--samples must be 10…3600") }
         guard venues > 0 else { throw ValidationError("--venues must be positive") }
         guard rate >= 0 else { throw ValidationError("--rate must be 0 (unpaced) or positive") }
@@ -55,7 +48,7 @@ struct IngestLoadtest: AsyncParsableCommand {
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = clients
         configuration.decompression = .enabled(limit: .ratio(50))
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        let endpoint = url.hasSuffix("/") ? String(url.dropLast()) : url
+        let endpoint = target.endpoint
         let deadline = ContinuousClock.now + .seconds(duration)
         let started = ContinuousClock.now
         let pace = rate > 0 ? " at \(rate)/s" : ""

@@ -36,14 +36,9 @@ struct ReadLoadtest: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Base URL of the server, e.g. http://127.0.0.1:8080")
-    var url: String
-
-    @Option(help: "Concurrent clients.")
-    var clients = 16
-
-    @Option(help: "Seconds to run.")
-    var duration = 20
+    @OptionGroup var target: LoadtestOptions
+    var clients: Int { target.clients }
+    var duration: Int { target.duration }
 
     @Option(help: "Venues to read: their ids are <prefix>0 … <prefix>N-1.")
     var venues = 1000
@@ -80,10 +75,6 @@ struct ReadLoadtest: AsyncParsableCommand {
     static let setupDevices: UInt64 = 100_000
 
     func validate() throws {
-        guard let parsed = URL(string: url), parsed.scheme == "http" || parsed.scheme == "https", parsed.host != nil
-        else { throw ValidationError("--url must be an http:// or https:// base URL, e.g. http://127.0.0.1:8080") }
-        guard clients > 0, clients <= 1024 else { throw ValidationError("--clients must be 1…1024") }
-        guard duration > 0, duration <= 3600 else { throw ValidationError("--duration must be 1…3600 seconds") }
         guard venues > 0, venues <= 1_000_000 else { throw ValidationError("--venues must be 1…1000000") }
         guard prefix.utf8.count <= 100, prefix.unicodeScalars.allSatisfy(Self.venueIDCharacters.contains) else {
             throw ValidationError("--prefix must be at most 100 characters of A–Z a–z 0–9 . _ ~ : -")
@@ -114,7 +105,7 @@ struct ReadLoadtest: AsyncParsableCommand {
     }
 
     private func run(client: HTTPClient, mix: Mix) async throws {
-        let endpoint = url.hasSuffix("/") ? String(url.dropLast()) : url
+        let endpoint = target.endpoint
         if setup { try await setUp(client: client, endpoint: endpoint) }
 
         let share = ingestShare > 0 ? String(format: ", %.0f%% ingest", ingestShare * 100) : ""
@@ -540,7 +531,7 @@ struct ReadLoadtest: AsyncParsableCommand {
         var firstError: String?
 
         init(_ results: ClientResult, staleness: ProbeResult?, seconds: Double, mix: Mix, command: ReadLoadtest) {
-            url = command.url
+            url = command.target.url
             clients = command.clients
             venues = command.venues
             durationSeconds = (seconds * 100).rounded() / 100
