@@ -1,4 +1,5 @@
 import Foundation
+import HearClearEngine
 
 /// Realistic check-in bodies for benchmarks. Each venue has its own level, from -50 to -20 dBFS;
 /// each device its own bias (about ±2 dB); each check-in its own evening (about ±1 dB), and its
@@ -9,6 +10,8 @@ import Foundation
 /// The timestamps are formatted once; a check-in's numbers are written as integers of tenths, so
 /// that the generator costs little next to the server it measures on the same machine.
 struct SyntheticCheckin {
+    /// Samples carry `+11:00`, as a Sydney phone writes them.
+    static let sydneyOffsetMinutes = 11 * 60
     private var random: SplitMix64
     /// `{"t":"…","average":` of every second.
     private let secondPrefixes: [[UInt8]]
@@ -22,7 +25,9 @@ struct SyntheticCheckin {
         self.venuePrefix = venuePrefix
         let start = Date().addingTimeInterval(-Double(samples) - 120).timeIntervalSince1970.rounded(.down)
         secondPrefixes = (0..<samples).map { second in
-            Array("{\"t\":\"\(RFC3339Local.format(start + Double(second)))\",\"average\":".utf8)
+            Array(
+                "{\"t\":\"\(RFC3339.format(secondsSince1970: start + Double(second), offsetMinutes: Self.sydneyOffsetMinutes))\",\"average\":"
+                    .utf8)
         }
     }
 
@@ -94,25 +99,4 @@ struct SplitMix64 {
     }
     /// Uniform in [0, 1).
     mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-}
-
-/// `+11:00` local timestamps, as a Sydney phone writes them.
-enum RFC3339Local {
-    static func format(_ seconds: Double) -> String {
-        let local = Int(seconds) + 11 * 3600
-        let days = local / 86_400
-        let secondOfDay = local % 86_400
-        let z = days + 719_468
-        let era = z / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return
-            "\(year)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))+11:00"
-    }
 }
