@@ -1,6 +1,7 @@
 import Foundation
 import HearClearServer
 import HearClearStore
+import HearClearTestSupport
 import Hummingbird
 import HummingbirdTesting
 import PostgresNIO
@@ -17,7 +18,7 @@ struct DeviceExclusionTests {
         var cells: [[String: Any]] = []
         for uri in Self.uris {
             cells.append(
-                try await EngineTestApp.eventually("\(checkins) check-ins at \(uri)") {
+                try await eventually("\(checkins) check-ins at \(uri)") {
                     let days = try await JSONProbe.get(uri, from: client)?["days"] as? [[String: Any]]
                     let cell = (days?.first?["hours"] as? [[String: Any]])?.first
                     return cell?["checkins"] as? Int == checkins ? cell : nil
@@ -28,7 +29,7 @@ struct DeviceExclusionTests {
 
     @Test func excludingRemovesItsCheckinsFromEveryCellAndIncludingRestoresThem() async throws {
         try await EngineTestApp.run { client, database in
-            let start = CheckinFixture.previousHourStart
+            let start = SubmissionFixture.previousHourStart
             var suspect: [CheckinFixture] = []
             for venue in ["arms", "bar"] {
                 for (device, level) in [("steady-one", -45.0), ("steady-two", -46.0)] {
@@ -68,7 +69,7 @@ struct DeviceExclusionTests {
 
     @Test func theDeviceListShowsShortIdsExclusionAndBias() async throws {
         try await EngineTestApp.run { client, database in
-            let start = CheckinFixture.previousHourStart
+            let start = SubmissionFixture.previousHourStart
             for (device, level) in [
                 ("c0ffee00-aaaa-bbbb", -45.0), ("c0ffee00-cccc-dddd", -46.0), ("loud-device-xyz", -42.0),
             ] {
@@ -96,7 +97,7 @@ struct DeviceExclusionTests {
     }
 
     private func cells(checkins: Int, client: some TestClientProtocol, only uri: String) async throws -> [String: Any] {
-        try await EngineTestApp.eventually("\(checkins) check-ins at \(uri)") {
+        try await eventually("\(checkins) check-ins at \(uri)") {
             let days = try await JSONProbe.get(uri, from: client)?["days"] as? [[String: Any]]
             let cell = (days?.first?["hours"] as? [[String: Any]])?.first
             return cell?["checkins"] as? Int == checkins ? cell : nil

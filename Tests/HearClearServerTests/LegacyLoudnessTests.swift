@@ -1,5 +1,6 @@
 import Foundation
 import HearClearServer
+import HearClearTestSupport
 import Hummingbird
 import HummingbirdTesting
 import LoudnessCore
@@ -13,16 +14,16 @@ struct LegacyLoudnessTests {
 
     @Test func volumeIsNullUntilTwoCheckinsAndVolinfoLabelsMatchV2() async throws {
         try await EngineTestApp.run { client, database in
-            let start = CheckinFixture.previousHourStart
+            let start = SubmissionFixture.previousHourStart
             let first = CheckinFixture(venue: "arms", device: "phone-one-0001", levelDBFS: -35, start: start)
             try await first.submit(to: client)
-            _ = try await EngineTestApp.eventually("the first judgement") {
+            _ = try await eventually("the first judgement") {
                 try await JSONProbe.get("/api/v2/venues/arms/loudness", from: client)
             }
             let lonely = try #require(try await JSONProbe.get("/api/v1/venue/arms", from: client))
             try await CheckinFixture(venue: "arms", device: "phone-two-0002", levelDBFS: -34, start: start)
                 .submit(to: client)
-            let grid = try await EngineTestApp.eventually("two check-ins") {
+            let grid = try await eventually("two check-ins") {
                 let grid = try await JSONProbe.get("/api/v2/venues/arms/loudness", from: client)
                 let cell = grid.flatMap {
                     JSONProbe.cell($0, day: first.localHour.weekdayName, hour: first.localHour.hour)
@@ -32,7 +33,7 @@ struct LegacyLoudnessTests {
             // Louder bands so the cell sits in a different band from the default: still one rule.
             try await database.query("UPDATE bands SET below_db = 76 WHERE position = 1", logger: EngineTestApp.logger)
             // Cached answers follow once the change's NOTIFY is heard, within a second.
-            _ = try await EngineTestApp.eventually(within: .seconds(1), "the band change") {
+            _ = try await eventually(within: .seconds(1), "the band change") {
                 let bands = try await JSONProbe.get("/api/v2/bands", from: client)?["bands"] as? [[String: Any]]
                 return bands?[1]["below"] as? Double == 76 ? true : nil
             }

@@ -98,7 +98,7 @@ struct LocalTimeAggregationTests {
                 start: Date(timeIntervalSince1970: start), seconds: 240)
 
             #expect(try await checkin.submit(to: client) == .created)
-            let grid = try await EngineTestApp.eventually("the grid") {
+            let grid = try await eventually("the grid") {
                 try await JSONProbe.get("/api/v2/venues/midnight/loudness", from: client)
             }
 

@@ -14,7 +14,7 @@ struct LoudnessCachingTests {
         try await EngineTestApp.run { client, database in
             // Twelve hours with data make the grid larger than the 1 KiB compression threshold.
             let repository = CheckinRepository(client: database, logger: EngineTestApp.logger)
-            let start = CheckinFixture.previousHourStart.addingTimeInterval(-86_400)
+            let start = SubmissionFixture.previousHourStart.addingTimeInterval(-86_400)
             for hour in 0..<12 {
                 let submission = SubmissionFixture.submission(
                     venue: "busy", timezone: "Europe/Paris", device: "device-\(hour)", levelDBFS: -40,
@@ -22,7 +22,7 @@ struct LoudnessCachingTests {
                 _ = try await repository.ingest(submission, maxDistanceMetres: 250)
             }
             let uri = "/api/v2/venues/busy/loudness"
-            _ = try await EngineTestApp.eventually("twelve cells") {
+            _ = try await eventually("twelve cells") {
                 let days = try await JSONProbe.get(uri, from: client)?["days"] as? [[String: Any]] ?? []
                 let cells = days.map { ($0["hours"] as? [Any])?.count ?? 0 }.reduce(0, +)
                 return cells == 12 ? true : nil

@@ -1,6 +1,7 @@
 import Foundation
 import HearClearServer
 import HearClearStore
+import HearClearTestSupport
 import Hummingbird
 import HummingbirdTesting
 import LoudnessCore
@@ -14,12 +15,12 @@ struct LoudnessEndpointTests {
     @Test func aSubmittedCheckinShowsInTheGridWithinTheBound() async throws {
         try await EngineTestApp.run { client, _ in
             let checkin = CheckinFixture(
-                venue: "arms", device: "c0ffee00-1111", levelDBFS: -45, start: CheckinFixture.previousHourStart)
+                venue: "arms", device: "c0ffee00-1111", levelDBFS: -45, start: SubmissionFixture.previousHourStart)
             let before = try await client.execute(uri: "/api/v2/venues/arms/loudness", method: .get) { $0.status }
 
             let submitted = ContinuousClock.now
             #expect(try await checkin.submit(to: client) == .created)
-            let grid = try await EngineTestApp.eventually("the grid") {
+            let grid = try await eventually("the grid") {
                 try await JSONProbe.get("/api/v2/venues/arms/loudness", from: client)
             }
             let elapsed = ContinuousClock.now - submitted
@@ -50,10 +51,10 @@ struct LoudnessEndpointTests {
     @Test func theCheckinVenueAndBandsShowTheJudgement() async throws {
         try await EngineTestApp.run { client, _ in
             let checkin = CheckinFixture(
-                venue: "arms", device: "c0ffee00-1111", levelDBFS: -45, start: CheckinFixture.previousHourStart)
+                venue: "arms", device: "c0ffee00-1111", levelDBFS: -45, start: SubmissionFixture.previousHourStart)
             try await checkin.submit(to: client)
 
-            let judged = try await EngineTestApp.eventually("the judgement") {
+            let judged = try await eventually("the judgement") {
                 let body = try await JSONProbe.get("/api/v2/checkins/\(checkin.id.uuidString)", from: client)
                 return body?["status"] as? String == "pending" ? nil : body
             }
@@ -92,10 +93,10 @@ struct LoudnessEndpointTests {
     @Test func theETagAnswers304AndABandChangeShowsAtOnce() async throws {
         try await EngineTestApp.run { client, database in
             let checkin = CheckinFixture(
-                venue: "arms", device: "c0ffee00-1111", levelDBFS: -45, start: CheckinFixture.previousHourStart)
+                venue: "arms", device: "c0ffee00-1111", levelDBFS: -45, start: SubmissionFixture.previousHourStart)
             try await checkin.submit(to: client)
             let uri = "/api/v2/venues/arms/loudness"
-            _ = try await EngineTestApp.eventually("the grid") { try await JSONProbe.get(uri, from: client) }
+            _ = try await eventually("the grid") { try await JSONProbe.get(uri, from: client) }
             let first = try await client.execute(uri: uri, method: .get) { $0 }
             let tag = try #require(first.headers[.eTag])
 
@@ -103,7 +104,7 @@ struct LoudnessEndpointTests {
             // quiet < 60 instead of < 70: the 65 dB cell becomes "moderate" with no recomputation.
             try await database.query("UPDATE bands SET below_db = 60 WHERE position = 0", logger: EngineTestApp.logger)
             // Answers are cached: the change shows once its NOTIFY is heard, within a second.
-            let changed = try await EngineTestApp.eventually(within: .seconds(1), "the band change") {
+            let changed = try await eventually(within: .seconds(1), "the band change") {
                 let response = try await client.execute(uri: uri, method: .get, headers: [.ifNoneMatch: tag]) { $0 }
                 return response.status == .notModified ? nil : response
             }
@@ -122,14 +123,14 @@ struct LoudnessEndpointTests {
 
     @Test func anOutlierIsFlaggedWithItsReasonAndLeavesTheCellUnchanged() async throws {
         try await EngineTestApp.run { client, _ in
-            let start = CheckinFixture.previousHourStart
+            let start = SubmissionFixture.previousHourStart
             let honest = [-45, -46, -44, -45.5, -44.5].enumerated().map { index, level in
                 CheckinFixture(venue: "arms", device: "honest-device-\(index)", levelDBFS: level, start: start)
             }
             for checkin in honest { try await checkin.submit(to: client) }
             let hour = honest[0].localHour
             let uri = "/api/v2/venues/arms/loudness"
-            let before = try await EngineTestApp.eventually("five check-ins in the cell") {
+            let before = try await eventually("five check-ins in the cell") {
                 let grid = try await JSONProbe.get(uri, from: client)
                 let cell = grid.flatMap { JSONProbe.cell($0, day: hour.weekdayName, hour: hour.hour) }
                 return cell?["checkins"] as? Int == 5 ? cell : nil
@@ -137,7 +138,7 @@ struct LoudnessEndpointTests {
 
             let loud = CheckinFixture(venue: "arms", device: "always-full-scale", levelDBFS: -20, start: start)
             try await loud.submit(to: client)
-            let judged = try await EngineTestApp.eventually("the loud check-in's judgement") {
+            let judged = try await eventually("the loud check-in's judgement") {
                 let body = try await JSONProbe.get("/api/v2/checkins/\(loud.id.uuidString)", from: client)
                 return body?["status"] as? String == "pending" ? nil : body
             }

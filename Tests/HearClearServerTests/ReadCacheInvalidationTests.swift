@@ -47,17 +47,17 @@ struct ReadCacheInvalidationTests {
     func everyKindOfChange() async throws {
         try await EngineTestApp.run { client, database in
             let first = CheckinFixture(
-                venue: "arms", device: "phone-one-0001", levelDBFS: -40, start: CheckinFixture.previousHourStart)
+                venue: "arms", device: "phone-one-0001", levelDBFS: -40, start: SubmissionFixture.previousHourStart)
             try await first.submit(to: client)
             let hour = first.localHour
-            _ = try await EngineTestApp.eventually("the first cell") { try await Self.cellCheckins(client, hour) }
+            _ = try await eventually("the first cell") { try await Self.cellCheckins(client, hour) }
             try await Self.expectCached(client, database, hour: hour)
 
             // The worker commits new cells: a second device's check-in.
             let second = CheckinFixture(
-                venue: "arms", device: "phone-two-0002", levelDBFS: -40, start: CheckinFixture.previousHourStart)
+                venue: "arms", device: "phone-two-0002", levelDBFS: -40, start: SubmissionFixture.previousHourStart)
             try await second.submit(to: client)
-            _ = try await EngineTestApp.eventually("two check-ins in the cell") {
+            _ = try await eventually("two check-ins in the cell") {
                 try await Self.cellCheckins(client, hour) == 2 ? true : nil
             }
             #expect(try await Self.venueCheckins(client) == 2)
@@ -72,7 +72,7 @@ struct ReadCacheInvalidationTests {
                 )
             ) { $0.status }
             #expect(put == .ok)
-            _ = try await EngineTestApp.eventually(within: .seconds(1), "the new name") {
+            _ = try await eventually(within: .seconds(1), "the new name") {
                 try await JSONProbe.get(Self.venue, from: client)?["name"] as? String == "The New Arms" ? true : nil
             }
             try await Self.expectCached(client, database, hour: hour)
@@ -82,7 +82,7 @@ struct ReadCacheInvalidationTests {
             try await BandRepository(client: database, logger: Self.logger).replace(with: [
                 StoredBand(label: "quiet", belowDB: 60), StoredBand(label: "loud", belowDB: nil),
             ])
-            _ = try await EngineTestApp.eventually(within: .seconds(1), "the new label") {
+            _ = try await eventually(within: .seconds(1), "the new label") {
                 try await JSONProbe.get(Self.venue, from: client)?["label"] as? String == "loud" ? true : nil
             }
             let bands = try await JSONProbe.get("/api/v2/bands", from: client)?["bands"] as? [[String: Any]]
@@ -93,7 +93,7 @@ struct ReadCacheInvalidationTests {
             let engine = Engine(
                 client: database, configuration: EngineTestApp.configuration.engine, logger: Self.logger)
             _ = try await engine.devices.setExcluded("phone-two-0002", excluded: true)
-            _ = try await EngineTestApp.eventually("one check-in in the cell") {
+            _ = try await eventually("one check-in in the cell") {
                 try await Self.cellCheckins(client, hour) == 1 ? true : nil
             }
             try await Self.expectCached(client, database, hour: hour)
@@ -101,7 +101,7 @@ struct ReadCacheInvalidationTests {
             // An admin forces the excluded device's check-in in.
             _ = try await engine.decisions.decide(
                 checkinID: second.id, .include, username: "admin", note: nil)
-            _ = try await EngineTestApp.eventually("the forced check-in counted") {
+            _ = try await eventually("the forced check-in counted") {
                 try await Self.cellCheckins(client, hour) == 2 ? true : nil
             }
         }
@@ -118,10 +118,10 @@ struct ReadCacheInvalidationTests {
                 try await other.test(.router) { other in
                     let checkin = CheckinFixture(
                         venue: "arms", device: "phone-one-0001", levelDBFS: -40,
-                        start: CheckinFixture.previousHourStart)
+                        start: SubmissionFixture.previousHourStart)
                     try await checkin.submit(to: one)
                     let hour = checkin.localHour
-                    _ = try await EngineTestApp.eventually("the cell, through the other instance") {
+                    _ = try await eventually("the cell, through the other instance") {
                         try await Self.cellCheckins(other, hour)
                     }
                     try await Self.expectCached(other, database, hour: hour)
@@ -134,15 +134,15 @@ struct ReadCacheInvalidationTests {
                         )
                     ) { $0.status }
                     #expect(put == .ok)
-                    _ = try await EngineTestApp.eventually(within: .seconds(1), "the new name, through the other") {
+                    _ = try await eventually(within: .seconds(1), "the new name, through the other") {
                         try await JSONProbe.get(Self.venue, from: other)?["name"] as? String == "Renamed" ? true : nil
                     }
 
                     try await CheckinFixture(
                         venue: "arms", device: "phone-two-0002", levelDBFS: -40,
-                        start: CheckinFixture.previousHourStart
+                        start: SubmissionFixture.previousHourStart
                     ).submit(to: one)
-                    _ = try await EngineTestApp.eventually("the second check-in, through the other") {
+                    _ = try await eventually("the second check-in, through the other") {
                         try await Self.cellCheckins(other, hour) == 2 ? true : nil
                     }
                 }
@@ -159,14 +159,14 @@ struct ReadCacheInvalidationTests {
     func lostListener() async throws {
         try await EngineTestApp.run { client, database in
             let checkin = CheckinFixture(
-                venue: "arms", device: "phone-one-0001", levelDBFS: -40, start: CheckinFixture.previousHourStart)
+                venue: "arms", device: "phone-one-0001", levelDBFS: -40, start: SubmissionFixture.previousHourStart)
             try await checkin.submit(to: client)
-            let counted = try await EngineTestApp.eventually("the venue judged") {
+            let counted = try await eventually("the venue judged") {
                 try await Self.cellCheckins(client, checkin.localHour) != nil
                     ? try await Self.venueCheckins(client) : nil
             }
             #expect(counted == 1)
-            _ = try await EngineTestApp.eventually("the listener") {
+            _ = try await eventually("the listener") {
                 try await Self.listeners(database) == 1 ? true : nil
             }
             try await database.query("UPDATE venue_counts SET checkins = 7", logger: Self.logger)
@@ -175,14 +175,14 @@ struct ReadCacheInvalidationTests {
             try await database.query(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%hearclear_reads%'",
                 logger: Self.logger)
-            _ = try await EngineTestApp.eventually("the database's count, once the cache is emptied") {
+            _ = try await eventually("the database's count, once the cache is emptied") {
                 try await Self.venueCheckins(client) == 7 ? true : nil
             }
 
-            _ = try await EngineTestApp.eventually("listening again") {
+            _ = try await eventually("listening again") {
                 try await Self.listeners(database) == 1 ? true : nil
             }
-            _ = try await EngineTestApp.eventually("the answer kept again") {
+            _ = try await eventually("the answer kept again") {
                 // A read fills the cache; a later change behind the server's back is not seen.
                 _ = try await Self.venueCheckins(client)
                 try await database.query("UPDATE venue_counts SET checkins = checkins + 1", logger: Self.logger)

@@ -27,7 +27,7 @@ struct ReadReplicaTests {
             let name = try #require(primary.database)
             let replicaConfiguration = replica.configuration(database: name)
             // The new database exists on the standby once its creation is replayed.
-            _ = try await EngineTestApp.eventually("the database on the replica") {
+            _ = try await eventually("the database on the replica") {
                 try? await TestCluster.withClient(replicaConfiguration) { client in
                     try await client.count("venues")
                 }
@@ -38,10 +38,10 @@ struct ReadReplicaTests {
             let app = try await buildApplication(
                 configuration: configuration, database: .external(primary), logger: Self.logger)
             try await app.test(.router) { client in
-                let start = CheckinFixture.previousHourStart
+                let start = SubmissionFixture.previousHourStart
                 try await CheckinFixture(venue: "arms", device: "phone-one-0001", levelDBFS: -40, start: start)
                     .submit(to: client)
-                _ = try await EngineTestApp.eventually("the first check-in counted") {
+                _ = try await eventually("the first check-in counted") {
                     try await Self.venueCheckins(client) == 1 ? true : nil
                 }
 
@@ -51,7 +51,7 @@ struct ReadReplicaTests {
                 }
                 try await CheckinFixture(venue: "arms", device: "phone-two-0002", levelDBFS: -40, start: start)
                     .submit(to: client)
-                _ = try await EngineTestApp.eventually("the second check-in judged on the primary") {
+                _ = try await eventually("the second check-in judged on the primary") {
                     try await database.count("checkins", where: "status <> 'pending'") == 2 ? true : nil
                 }
                 for _ in 0..<5 {
@@ -63,7 +63,7 @@ struct ReadReplicaTests {
                 try await TestCluster.withClient(replica.configuration(database: "postgres")) { standby in
                     _ = try await standby.query("SELECT pg_wal_replay_resume()", logger: Self.logger)
                 }
-                _ = try await EngineTestApp.eventually("the second check-in, once replayed") {
+                _ = try await eventually("the second check-in, once replayed") {
                     try await Self.venueCheckins(client) == 2 ? true : nil
                 }
 
@@ -71,7 +71,7 @@ struct ReadReplicaTests {
                 await TestCluster.shared.stopReplica()
                 try await database.query(
                     "UPDATE venues SET name = 'Read from the primary' WHERE external_id = 'arms'", logger: Self.logger)
-                _ = try await EngineTestApp.eventually("the venue read from the primary") {
+                _ = try await eventually("the venue read from the primary") {
                     try await JSONProbe.get(Self.venue, from: client)?["name"] as? String == "Read from the primary"
                         ? true : nil
                 }

@@ -18,7 +18,8 @@ struct RecomputeCommandTests {
                 for device in 0..<3 {
                     let submission = SubmissionFixture.submission(
                         venue: "r\(venue)", timezone: "UTC", device: "device-\(device)",
-                        levelDBFS: -40 - Double(venue) - Double(device) * 0.5, start: CheckinFixture.previousHourStart,
+                        levelDBFS: -40 - Double(venue) - Double(device) * 0.5,
+                        start: SubmissionFixture.previousHourStart,
                         seconds: 60)
                     _ = try await repository.ingest(submission, maxDistanceMetres: 250)
                 }

@@ -1,6 +1,7 @@
 import Foundation
 import HearClearServer
 import HearClearStore
+import HearClearTestSupport
 import HummingbirdTesting
 import NIOCore
 import PostgresNIO
@@ -35,7 +36,7 @@ struct AdminDataSet {
     var xssCheckin: CheckinFixture
 
     static func make(_ client: some TestClientProtocol, _ database: PostgresClient) async throws -> AdminDataSet {
-        let start = CheckinFixture.previousHourStart
+        let start = SubmissionFixture.previousHourStart
         for (id, name) in [(arms, "The Arms"), (xss, scriptName)] {
             let body: [String: Any] = [
                 "name": name, "latitude": -33.8688, "longitude": 151.2093, "timezone": "Australia/Sydney",

@@ -9,7 +9,6 @@ import LoudnessCore
 
 /// v2 check-ins with clean, varied seconds around a level (never a stuck meter, never a spike).
 struct CheckinFixture {
-    static let wobbleDB = SubmissionFixture.wobbleDB
     /// python3: 10*log10(mean(10**(w/10))) of 120 seconds of the wobble: a check-in's Leq is its
     /// level plus this.
     static let wobbleLeqDB = -0.0331
@@ -23,11 +22,9 @@ struct CheckinFixture {
     var start: Date
     var seconds = 120
 
-    static var previousHourStart: Date { SubmissionFixture.previousHourStart }
-
     var json: ByteBuffer {
         let samples = (0..<seconds).map { second -> [String: Any] in
-            let average = levelDBFS + Self.wobbleDB[second % Self.wobbleDB.count]
+            let average = levelDBFS + SubmissionFixture.wobbleDB[second % SubmissionFixture.wobbleDB.count]
             return [
                 "t": RFC3339.format(start.addingTimeInterval(Double(second))), "average": average, "peak": average + 10,
             ]

@@ -35,11 +35,4 @@ enum EngineTestApp {
             try await app.test(.router) { client in try await body(client, database) }
         }
     }
-
-    /// ``HearClearTestSupport/eventually(within:_:_:)``, for the tests that read it from here.
-    static func eventually<T>(
-        within limit: Duration = .seconds(10), _ what: String, _ probe: () async throws -> T?
-    ) async throws -> T {
-        try await HearClearTestSupport.eventually(within: limit, what, probe)
-    }
 }
