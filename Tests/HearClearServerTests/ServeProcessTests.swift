@@ -26,6 +26,7 @@ struct ServeProcessTests {
     /// A started process whose output is gathered in memory.
     final class Running: @unchecked Sendable {
         let process = Process()
+        private let pipe = Pipe()
         private let lock = NSLock()
         private var text = ""
 
@@ -33,7 +34,6 @@ struct ServeProcessTests {
             process.executableURL = URL(fileURLWithPath: ServeProcessTests.binary)
             process.arguments = arguments
             process.currentDirectoryURL = URL(fileURLWithPath: TestCluster.repositoryRoot)
-            let pipe = Pipe()
             process.standardOutput = pipe
             process.standardError = pipe
             pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
@@ -51,7 +51,10 @@ struct ServeProcessTests {
             let deadline = Date().addingTimeInterval(seconds)
             while Date() < deadline {
                 if output.contains(marker) { return true }
-                if !process.isRunning { return output.contains(marker) }
+                if !process.isRunning {
+                    drain()
+                    return output.contains(marker)
+                }
                 usleep(50_000)
             }
             return false
@@ -60,7 +63,17 @@ struct ServeProcessTests {
         func waitForExit(seconds: Double = 60) -> Bool {
             let deadline = Date().addingTimeInterval(seconds)
             while process.isRunning && Date() < deadline { usleep(50_000) }
-            return !process.isRunning
+            guard !process.isRunning else { return false }
+            drain()
+            return true
+        }
+
+        /// Reads what the exited process wrote that the handler has not delivered yet.
+        private func drain() {
+            let handle = pipe.fileHandleForReading
+            handle.readabilityHandler = nil
+            let rest = handle.readDataToEndOfFile()
+            lock.withLock { text += String(decoding: rest, as: UTF8.self) }
         }
     }
 
