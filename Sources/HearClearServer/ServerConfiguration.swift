@@ -10,8 +10,6 @@ import Logging
 /// `HEARCLEAR_PORT`.
 @dynamicMemberLookup
 public struct ServerConfiguration: Sendable {
-    public typealias LogFormat = EngineConfiguration.LogFormat
-
     public var engine = EngineConfiguration()
     public var hostname = "127.0.0.1"
     public var port = 8080

@@ -11,8 +11,10 @@ struct ResponseCompressionMiddleware<Context: RequestContext>: RouterMiddleware 
     {
         var response = try await next(request, context)
         response.headers[values: .vary].append("Accept-Encoding")
-        guard Self.acceptsGzip(request.headers[.acceptEncoding]), response.headers[.contentEncoding] == nil,
-            let length = response.body.contentLength, length > Self.threshold, request.method != .head
+        // The cheap tests first: a cached answer comes already encoded.
+        guard response.headers[.contentEncoding] == nil, request.method != .head,
+            let length = response.body.contentLength, length > Self.threshold,
+            Self.acceptsGzip(request.headers[.acceptEncoding])
         else { return response }
         let collected = CollectedBody()
         try await response.body.write(CollectingWriter(target: collected))
