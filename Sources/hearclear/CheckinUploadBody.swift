@@ -1,7 +1,8 @@
 import Foundation
 import HearClearEngine
 
-/// A v2 check-in body (docs/ARCHITECTURE.md, "API v2 rules") made from metered samples: `average` = RMS, `peak`, in dBFS.
+/// A v2 check-in body (docs/ARCHITECTURE.md, "API v2 rules") made from metered samples:
+/// `average` = RMS, `peak`, in dBFS.
 struct CheckinUploadBody: Encodable {
     struct Venue: Encodable {
         var id: String

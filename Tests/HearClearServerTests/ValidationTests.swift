@@ -5,8 +5,8 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 
-/// Every structural rule of docs/ARCHITECTURE.md, "API v2 rules", on `POST /api/v2/checkins`: the status, the pointer in
-/// the problem document, and that no row was written anywhere.
+/// Every structural rule of docs/ARCHITECTURE.md, "API v2 rules", on `POST /api/v2/checkins`: the
+/// status, the pointer in the problem document, and that no row was written anywhere.
 @Suite("Check-in validation")
 struct ValidationTests {
     struct Case: Sendable, CustomTestStringConvertible {

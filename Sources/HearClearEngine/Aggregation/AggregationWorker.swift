@@ -3,11 +3,12 @@ import Logging
 import PostgresNIO
 import ServiceLifecycle
 
-/// The aggregation worker (docs/ARCHITECTURE.md, "The aggregation queue and worker"): a `Service` in every `serve` instance. It drains the queue
-/// whenever ingest NOTIFYs `hearclear_aggregation` (LISTEN on a connection of its own), and every
-/// `pollInterval` in case a notification was missed (e.g. while reconnecting). Any number of
-/// workers may share one database: ``AggregationQueue`` keeps them off each other's venues. On
-/// graceful shutdown it finishes the venue in hand and stops.
+/// The aggregation worker (docs/ARCHITECTURE.md, "The aggregation queue and worker"): a `Service`
+/// in every `serve` instance. It drains the queue whenever ingest NOTIFYs `hearclear_aggregation`
+/// (LISTEN on a connection of its own), and every `pollInterval` in case a notification was missed
+/// (e.g. while reconnecting). Any number of workers may share one database: ``AggregationQueue``
+/// keeps them off each other's venues. On graceful shutdown it finishes the venue in hand and
+/// stops.
 public struct AggregationWorker: Service {
     let aggregator: Aggregator
     let client: PostgresClient
