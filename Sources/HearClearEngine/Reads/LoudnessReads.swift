@@ -141,9 +141,14 @@ public struct LoudnessReads: Sendable {
         try await database.read { [self] in try await stores($0).loudness.includedCheckinCount(venueID: venueID) }
     }
 
+    /// The check-in as stored, from the primary; `nil` when unknown.
+    public func storedCheckin(id: UUID) async throws -> StoredCheckin? {
+        try await checkins.find(id: id)
+    }
+
     /// The check-in with its calibrated level and label once judged; `nil` when unknown.
     public func checkin(id: UUID) async throws -> JudgedCheckin? {
-        guard let checkin = try await checkins.find(id: id) else { return nil }
+        guard let checkin = try await storedCheckin(id: id) else { return nil }
         var judged = JudgedCheckin(checkin: checkin)
         if let levelDBFS = checkin.levelDBFS, checkin.status != .pending {
             let level = calibratedDB(

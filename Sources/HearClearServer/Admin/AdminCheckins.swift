@@ -33,7 +33,7 @@ struct AdminCheckins: AdminPageRoutes {
     private func page(_ request: Request, context: AdminRequestContext) async throws -> Response {
         let session = try context.requireSession()
         let id = try checkinID(context)
-        guard let checkin = try await loudness.checkin(id: id)?.checkin else {
+        guard let checkin = try await loudness.storedCheckin(id: id) else {
             throw HTTPError(.notFound, message: "There is no check-in with that id.")
         }
         async let venue = venues.find(externalID: checkin.venueExternalID)

@@ -3,9 +3,10 @@ import HearClearEngine
 import HummingbirdBcrypt
 import Logging
 
-/// The admin's user name and bcrypt password hash (docs/ARCHITECTURE.md, "Admin"), from the configuration: the hash
-/// itself, else a password hashed at start, else a password generated on the first start, shown
-/// once on stdout, whose hash alone is kept in `<data-dir>/admin-password.bcrypt` for later starts.
+/// The admin's user name and bcrypt password hash (docs/ARCHITECTURE.md, "Admin"), from the
+/// configuration: the hash itself, else a password hashed at start, else a password generated on
+/// the first start, shown once on stdout, whose hash alone is kept in
+/// `<data-dir>/admin-password.bcrypt` for later starts.
 public struct AdminCredentials: Sendable {
     public let username: String
     public let passwordHash: String
