@@ -11,11 +11,13 @@ public enum ReadChange: Sendable, Hashable {
 
     /// The channel of read changes; the payload is ``payload``.
     public static let channel = "hearclear_reads"
+    /// What a venue's payload starts with (migration 0006's trigger writes it too).
+    static let venuePrefix = "venue:"
 
     /// `venue:<external id>` or `bands` (an external id may hold colons: only the prefix is cut).
     public var payload: String {
         switch self {
-        case .venue(let externalID): "venue:" + externalID
+        case .venue(let externalID): Self.venuePrefix + externalID
         case .bands: "bands"
         }
     }
@@ -24,8 +26,8 @@ public enum ReadChange: Sendable, Hashable {
     public init?(payload: String) {
         if payload == "bands" {
             self = .bands
-        } else if payload.hasPrefix("venue:") {
-            self = .venue(externalID: String(payload.dropFirst("venue:".count)))
+        } else if payload.hasPrefix(Self.venuePrefix) {
+            self = .venue(externalID: String(payload.dropFirst(Self.venuePrefix.count)))
         } else {
             return nil
         }
@@ -37,7 +39,7 @@ public enum ReadChange: Sendable, Hashable {
     static func notifyingVenues(from source: String) -> String {
         """
         read_changes AS (
-            SELECT pg_notify('\(channel)', 'venue:' || v.external_id) FROM \(source) s JOIN venues v ON v.id = s.venue_id)
+            SELECT pg_notify('\(channel)', '\(venuePrefix)' || v.external_id) FROM \(source) s JOIN venues v ON v.id = s.venue_id)
         """
     }
 }
