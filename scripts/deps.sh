@@ -1,20 +1,40 @@
 #!/usr/bin/env bash
-# Installs the Debian/Ubuntu packages HearClear needs, only those missing.
+# Installs the Debian/Ubuntu packages HearClear needs, only those missing: libsndfile, PostgreSQL
+# and PostGIS for the PostgreSQL major that is installed (postgresql-15-postgis-3 on Debian 12).
 set -euo pipefail
 packages=(libsndfile1-dev libpq-dev postgresql sox pkg-config)
-missing=()
-for package in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
-done
-if [ ${#missing[@]} -eq 0 ]; then
-    exit 0
-fi
-if ! command -v apt-get >/dev/null; then
-    echo "missing packages: ${missing[*]}; install them with your system's package manager" >&2
+
+missing_of() {
+    local package
+    for package in "$@"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || echo "$package"
+    done
+}
+
+install() {
+    [ $# -eq 0 ] && return 0
+    if ! command -v apt-get >/dev/null; then
+        echo "missing packages: $*; install them with your system's package manager" >&2
+        exit 1
+    fi
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+    echo "installing: $*"
+    if [ -z "${updated:-}" ]; then
+        $sudo apt-get update -qq
+        updated=1
+    fi
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@"
+}
+
+mapfile -t missing < <(missing_of "${packages[@]}")
+install "${missing[@]}"
+
+# PostGIS is packaged per PostgreSQL major: take the newest installed server's.
+major=$(ls /usr/lib/postgresql 2>/dev/null | sort -n | tail -1)
+if [ -z "$major" ]; then
+    echo "no PostgreSQL server under /usr/lib/postgresql; install postgresql" >&2
     exit 1
 fi
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-echo "installing: ${missing[*]}"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+mapfile -t missing < <(missing_of "postgresql-$major-postgis-3")
+install "${missing[@]}"

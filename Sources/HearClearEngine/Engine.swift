@@ -15,6 +15,8 @@ public struct Engine: Sendable {
     public let devices: DeviceDirectory
     public let loudness: LoudnessReads
     public let decisions: CheckinDecisions
+    /// Search, alternatives and similar venues.
+    public let finder: VenueFinder
     /// Where reads go: `replica` when given and answering, else `client`.
     public let reads: ReadDatabase
 
@@ -36,6 +38,7 @@ public struct Engine: Sendable {
             database: reads, checkins: checkins, cache: cache, referenceOffsetDB: configuration.referenceOffsetDB,
             logger: logger)
         venues = VenueDirectory(venues: venueStore, loudness: loudness)
+        finder = VenueFinder(database: reads, loudness: loudness, logger: logger)
         devices = DeviceDirectory(
             devices: DeviceRepository(client: client, logger: logger),
             administration: DeviceAdministration(client: client, logger: logger))

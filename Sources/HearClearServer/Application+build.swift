@@ -100,6 +100,7 @@ func buildRouter(
     VenuesController(venues: engine.venues, loudness: engine.loudness, reads: reads).addRoutes(to: v2)
     CheckinsController(intake: engine.intake, loudness: engine.loudness).addRoutes(to: v2)
     LoudnessController(loudness: engine.loudness, reads: reads).addRoutes(to: v2)
+    SearchController(finder: engine.finder, loudness: engine.loudness, reads: reads).addRoutes(to: v2)
     MeterController().addRoutes(to: v2)
     try OpenAPIController(path: configuration.openAPIPath).addRoutes(to: v2)
     LegacyController(

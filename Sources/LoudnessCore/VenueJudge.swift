@@ -15,7 +15,9 @@
 /// 4. Every cell is then estimated once from the pieces left, with no further rejection, on the
 ///    within-cell scale pooled over those pieces only: a rejected check-in changes no cell's level
 ///    or range.
-/// 5. For device bias, each comparable piece gets a residual against its cell estimated from the
+/// 5. Every empty cell of the week gets an estimate from the venue's weekday + hour pattern when
+///    the kept pieces give a basis for one (``PatternEstimator``).
+/// 6. For device bias, each comparable piece gets a residual against its cell estimated from the
 ///    other devices' counted pieces only.
 ///
 /// An admin's forced inclusion (``VenueCheckin/forcedInclusion``) makes a check-in usable whatever
@@ -27,6 +29,8 @@ public struct VenueJudge: Sendable {
     public var cleaner = SessionCleaner()
     /// Cross-check-in estimation of a cell.
     public var estimator = CellEstimator()
+    /// Estimates for empty cells.
+    public var patternEstimator = PatternEstimator()
 
     /// `init()`: the defaults of docs/ARCHITECTURE.md, "Judging a venue".
     public init() {}
@@ -88,7 +92,8 @@ public struct VenueJudge: Sendable {
                 of: checkins[index], prepared: prepared[index], index: index, isOutlier: outliers.contains(index),
                 flaggedHours: flagged[index], zScores: zScores[index], residuals: residuals[index])
         }
-        return VenueJudgement(checkins: judgements, cells: cells)
+        let estimates = patternEstimator.estimates(kept: counted.mapValues { $0.map(\.cell) }, measured: cells)
+        return VenueJudgement(checkins: judgements, cells: cells, estimates: estimates)
     }
 
     /// Which check-ins the cell test rejects, and every piece's z-score and flag, by check-in

@@ -5,10 +5,16 @@ public struct VenueJudgement: Sendable, Equatable {
     /// Cell estimates by venue-local weekday and hour (only cells with data), levels in dB with
     /// the model offsets applied (model-corrected dBFS).
     public let cells: [LocalHour: CellEstimate]
+    /// Estimates for cells without data, from the venue's own pattern (``PatternEstimator``);
+    /// never for a cell in ``cells``.
+    public let estimates: [LocalHour: PatternEstimate]
 
-    /// `init(checkins:cells:)`: memberwise.
-    public init(checkins: [CheckinJudgement], cells: [LocalHour: CellEstimate]) {
+    /// `init(checkins:cells:estimates:)`: memberwise.
+    public init(
+        checkins: [CheckinJudgement], cells: [LocalHour: CellEstimate], estimates: [LocalHour: PatternEstimate] = [:]
+    ) {
         self.checkins = checkins
         self.cells = cells
+        self.estimates = estimates
     }
 }

@@ -81,6 +81,12 @@ public struct VenueProfile: Sendable, Equatable {
         return overallDB + weekdayEffectsDB[cell.weekday - 1] + hourEffectsDB[cell.hour]
     }
 
+    /// `checkinCount(weekday:)`: check-ins of this ISO weekday in the fit.
+    public func checkinCount(weekday: Int) -> Int { weekdayCounts[weekday - 1] }
+
+    /// `checkinCount(hour:)`: check-ins of this hour (any weekday) in the fit.
+    public func checkinCount(hour: Int) -> Int { hourCounts[hour] }
+
     private static func effects(
         _ levels: [(hour: LocalHour, levelDB: Double)], count: Int, index: (LocalHour) -> Int,
         remainder: ((hour: LocalHour, levelDB: Double)) -> Double

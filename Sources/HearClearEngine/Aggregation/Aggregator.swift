@@ -216,13 +216,21 @@ public struct Aggregator: Sendable {
                 levelDBFS: checkin.stored?.levelDBFS ?? row.levelDBFS.map { Double(Float($0)) },
                 status: row.status, reasons: row.reasons, hours: storedHours)
         }
-        let cells = judged.cells.sorted { $0.key < $1.key }.map { hour, estimate in
+        let measured = judged.cells.map { hour, estimate in
             StoredCell(
                 weekday: hour.weekday, hour: hour.hour, levelDBFS: estimate.levelDB,
                 rangeLowDBFS: estimate.rangeDB.lowerBound, rangeHighDBFS: estimate.rangeDB.upperBound,
                 scaleDB: estimate.scaleDB, checkins: estimate.includedCheckinCount, devices: estimate.deviceCount,
                 confidence: estimate.confidence.rawValue)
         }
+        let estimated = judged.estimates.sorted { $0.key < $1.key }.map { hour, estimate in
+            StoredCell(
+                weekday: hour.weekday, hour: hour.hour, levelDBFS: estimate.levelDB,
+                rangeLowDBFS: estimate.rangeDB.lowerBound, rangeHighDBFS: estimate.rangeDB.upperBound,
+                scaleDB: estimate.scaleDB, checkins: 0, devices: 0, confidence: estimate.confidence.rawValue,
+                basis: estimate.basis)
+        }
+        let cells = (measured + estimated).sorted { $0.position < $1.position }
         let cellWrite: AggregationResult.CellWrite
         if let before = input.storedCells {
             let previous = Dictionary(before.map { ($0.position, $0) }, uniquingKeysWith: { first, _ in first })

@@ -68,11 +68,18 @@ public struct LoudnessReads: Sendable {
     public struct Cell: Sendable, Equatable {
         public var localHour: LocalHour
         public var levelDB: Double
+        /// The calibrated level before rounding, for the overall median.
+        var unroundedLevelDB: Double
         public var rangeDB: ClosedRange<Double>
         public var label: String
         public var checkins: Int
         public var devices: Int
         public var confidence: String
+        /// What an estimated cell rests on; `nil` for a cell measured by check-ins.
+        public var basis: PatternEstimate.Basis?
+
+        /// Predicted from other hours or venues, not measured: never shown to `/api/v1`.
+        public var estimated: Bool { basis != nil }
     }
 
     /// A venue's weekday × hour grid with the bands it was labelled with.
@@ -110,30 +117,38 @@ public struct LoudnessReads: Sendable {
 
     /// The venue's cells, Monday 0:00 first.
     public func cells(venueID: Int64, bands: Bands) async throws -> [Cell] {
-        try await storedCells(venueID: venueID).map { cell in
-            let level = Self.rounded(cell.levelDBFS + referenceOffsetDB)
-            return Cell(
-                localHour: LocalHour(weekday: cell.weekday, hour: cell.hour), levelDB: level,
-                rangeDB: Self.rounded(
-                    cell.rangeLowDBFS + referenceOffsetDB)...Self.rounded(
-                        cell.rangeHighDBFS + referenceOffsetDB),
-                label: Self.label(ofCalibratedDB: level, bands: bands), checkins: cell.checkins, devices: cell.devices,
-                confidence: cell.confidence)
-        }
+        try await storedCells(venueID: venueID).map { cell($0, bands: bands) }
     }
 
-    /// The venue's overall level: the median of its cells' calibrated levels (each weekday-hour
-    /// with data counts once, so a venue is not judged by its busiest hour alone), with its label.
-    /// `nil` without cells.
+    /// A stored cell as reported, labelled with `bands`.
+    public func cell(_ cell: StoredCell, bands: Bands) -> Cell {
+        let level = Self.rounded(cell.levelDBFS + referenceOffsetDB)
+        return Cell(
+            localHour: LocalHour(weekday: cell.weekday, hour: cell.hour), levelDB: level,
+            unroundedLevelDB: cell.levelDBFS + referenceOffsetDB,
+            rangeDB: Self.rounded(
+                cell.rangeLowDBFS + referenceOffsetDB)...Self.rounded(
+                    cell.rangeHighDBFS + referenceOffsetDB),
+            label: Self.label(ofCalibratedDB: level, bands: bands), checkins: cell.checkins, devices: cell.devices,
+            confidence: cell.confidence, basis: cell.basis)
+    }
+
+    /// The venue's overall level: the median of its measured cells' calibrated levels (each
+    /// weekday-hour with data counts once, so a venue is not judged by its busiest hour alone;
+    /// estimates do not count), rounded, with its label; `nil` without measured cells. Search
+    /// takes the same median in PostgreSQL (`venue_levels.overall_dbfs`) of the same stored values.
     public static func overall(_ cells: [Cell], bands: Bands) -> (levelDB: Double, label: String)? {
-        guard let level = overallLevel(cells.map(\.levelDB)) else { return nil }
+        guard let level = overallLevel(cells) else { return nil }
         return (level, label(ofCalibratedDB: level, bands: bands))
     }
 
     /// The overall level alone (no bands to read), as ``overall(_:bands:)`` computes it.
     public func overallLevel(venueID: Int64) async throws -> Double? {
-        Self.overallLevel(
-            try await storedCells(venueID: venueID).map { Self.rounded($0.levelDBFS + referenceOffsetDB) })
+        Self.overallLevel(try await cells(venueID: venueID, bands: .standard))
+    }
+
+    private static func overallLevel(_ cells: [Cell]) -> Double? {
+        RobustStatistics.median(cells.filter { !$0.estimated }.map(\.unroundedLevelDB)).map(rounded)
     }
 
     /// How many of the venue's check-ins are currently `included` in its cells.
@@ -165,10 +180,6 @@ public struct LoudnessReads: Sendable {
     }
 
     /// The rounded median of cells' reported levels.
-    private static func overallLevel(_ levels: [Double]) -> Double? {
-        RobustStatistics.median(levels).map(rounded)
-    }
-
     /// Calibrated dB of a check-in's raw dBFS level and the device model's offset.
     public func calibratedDB(levelDBFS: Double, modelOffsetDB: Double) -> Double {
         Self.rounded(

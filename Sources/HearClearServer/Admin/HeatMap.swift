@@ -3,8 +3,8 @@ import HearClearEngine
 import LoudnessCore
 
 /// A venue's weekday × hour grid laid out for the SVG of `heatmap.mustache`: one square per
-/// cell with data, coloured by its band, showing its level (dB) and check-in count; empty hours
-/// stay grey. Cells come from `LoudnessReads`, so levels and labels are the ones the API reports.
+/// cell with data, coloured by its band, showing its level (dB) and check-in count; estimated
+/// cells (no check-ins of their own) are hatched and marked "est."; empty hours stay grey. Cells come from `LoudnessReads`, so levels and labels are the ones the API reports.
 struct HeatMap {
     struct Square {
         let x: String
@@ -17,6 +17,7 @@ struct HeatMap {
         let level: String
         let count: String
         let title: String
+        let estimated: Bool
     }
 
     struct Label {
@@ -37,6 +38,7 @@ struct HeatMap {
         let checkins: Int
         let devices: Int
         let confidence: String
+        let basis: String
     }
 
     static let cell = 30.0
@@ -54,6 +56,8 @@ struct HeatMap {
     let legend: [LegendEntry]
     let rows: [Row]
     let cellCount: Int
+    let estimatedCount: Int
+    var hasEstimates: Bool { estimatedCount > 0 }
 
     init(cells: [LoudnessReads.Cell], bands: Bands) {
         let byHour = Dictionary(cells.map { ($0.localHour, $0) }, uniquingKeysWith: { first, _ in first })
@@ -64,17 +68,21 @@ struct HeatMap {
                 let x = Self.left + Double(hour) * Self.cell
                 let y = Self.top + Double(weekday - 1) * Self.cell
                 guard let cell = byHour[LocalHour(weekday: weekday, hour: hour)] else {
-                    empty.append(Self.square(x: x, y: y, band: 0, level: "", count: "", title: ""))
+                    empty.append(Self.square(x: x, y: y, band: 0, level: "", count: "", title: "", estimated: false))
                     continue
                 }
                 let band = bands.bands.firstIndex { $0.label == cell.label } ?? 0
+                let evidence =
+                    cell.estimated
+                    ? "estimated from \(Self.basisText(cell.basis)), no check-ins of its own"
+                    : "\(cell.checkins) check-ins, \(cell.devices) devices"
                 let title =
                     "\(Self.days[weekday - 1]) \(hour):00 · \(AdminFormat.decimal(cell.levelDB)) dB \(cell.label) · "
-                    + "\(cell.checkins) check-ins, \(cell.devices) devices · \(cell.confidence) confidence"
+                    + "\(evidence) · \(cell.confidence) confidence"
                 squares.append(
                     Self.square(
-                        x: x, y: y, band: band, level: String(Int(cell.levelDB.rounded())), count: "×\(cell.checkins)",
-                        title: title
+                        x: x, y: y, band: band, level: String(Int(cell.levelDB.rounded())),
+                        count: cell.estimated ? "est." : "×\(cell.checkins)", title: title, estimated: cell.estimated
                     )
                 )
             }
@@ -92,19 +100,29 @@ struct HeatMap {
             Row(
                 day: Self.days[cell.localHour.weekday - 1], hour: "\(cell.localHour.hour):00",
                 level: AdminFormat.decimal(cell.levelDB), label: cell.label, checkins: cell.checkins,
-                devices: cell.devices, confidence: cell.confidence
+                devices: cell.devices, confidence: cell.confidence, basis: Self.basisText(cell.basis)
             )
         }
-        cellCount = cells.count
+        estimatedCount = cells.count { $0.estimated }
+        cellCount = cells.count - estimatedCount
     }
 
-    private static func square(x: Double, y: Double, band: Int, level: String, count: String, title: String)
-        -> Square
-    {
+    /// How the admin names what a cell rests on.
+    static func basisText(_ basis: PatternEstimate.Basis?) -> String {
+        switch basis {
+        case nil: "check-ins"
+        case .venuePattern: "the venue's weekday and hour pattern"
+        case .categoryNearby: "venues of its category nearby"
+        }
+    }
+
+    private static func square(
+        x: Double, y: Double, band: Int, level: String, count: String, title: String, estimated: Bool
+    ) -> Square {
         Square(
             x: CheckinChart.text(x), y: CheckinChart.text(y), textX: CheckinChart.text(x + cell / 2),
             levelY: CheckinChart.text(y + cell * 0.38), countY: CheckinChart.text(y + cell * 0.74),
-            band: min(band, 5), dark: band >= 3, level: level, count: count, title: title
+            band: min(band, 5), dark: band >= 3, level: level, count: count, title: title, estimated: estimated
         )
     }
 }

@@ -280,27 +280,40 @@ public struct AggregationRepository: Sendable {
                 """,
                 logger: logger)
         }
-        guard !upserted.isEmpty else { return }
+        if !upserted.isEmpty { try await upsertCells(upserted, on: connection) }
+        // Search reads one row per venue (docs/ARCHITECTURE.md, "Search"): rebuilt from the cells
+        // just written, for the venues whose cells changed.
+        let changedVenues = Set(replaced + removed.map(\.venueID) + upserted.map(\.venueID))
+        if !changedVenues.isEmpty {
+            try await connection.query(
+                "SELECT refresh_venue_levels(\(changedVenues.sorted())::bigint[])", logger: logger)
+        }
+    }
+
+    private func upsertCells(_ upserted: [(venueID: Int64, cell: StoredCell)], on connection: PostgresConnection)
+        async throws
+    {
         let cells = upserted.map(\.cell)
         try await connection.query(
             """
             INSERT INTO loudness_cells (
                 venue_id, weekday, hour, level_dbfs, range_low_dbfs, range_high_dbfs, scale_db, checkins, devices,
-                confidence)
-            SELECT c.venue_id, c.weekday, c.hour, c.level, c.low, c.high, c.scale, c.checkins, c.devices, c.confidence
+                confidence, estimated, basis)
+            SELECT c.venue_id, c.weekday, c.hour, c.level, c.low, c.high, c.scale, c.checkins, c.devices, c.confidence,
+                   c.basis <> '', NULLIF(c.basis, '')
             FROM unnest(
                 \(upserted.map(\.venueID))::bigint[],
                 \(cells.map { Int16($0.weekday) })::smallint[], \(cells.map { Int16($0.hour) })::smallint[],
                 \(cells.map { Float($0.levelDBFS) })::real[], \(cells.map { Float($0.rangeLowDBFS) })::real[],
                 \(cells.map { Float($0.rangeHighDBFS) })::real[], \(cells.map { Float($0.scaleDB) })::real[],
                 \(cells.map { Int32($0.checkins) })::integer[], \(cells.map { Int32($0.devices) })::integer[],
-                \(cells.map(\.confidence))::text[])
-              AS c(venue_id, weekday, hour, level, low, high, scale, checkins, devices, confidence)
+                \(cells.map(\.confidence))::text[], \(cells.map { $0.basis?.rawValue ?? "" })::text[])
+              AS c(venue_id, weekday, hour, level, low, high, scale, checkins, devices, confidence, basis)
             ON CONFLICT (venue_id, weekday, hour) DO UPDATE SET
                 level_dbfs = EXCLUDED.level_dbfs, range_low_dbfs = EXCLUDED.range_low_dbfs,
                 range_high_dbfs = EXCLUDED.range_high_dbfs, scale_db = EXCLUDED.scale_db,
                 checkins = EXCLUDED.checkins, devices = EXCLUDED.devices, confidence = EXCLUDED.confidence,
-                updated_at = now()
+                estimated = EXCLUDED.estimated, basis = EXCLUDED.basis, updated_at = now()
             """,
             logger: logger)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LoudnessCore
 
 /// One row of `loudness_cells`: a venue-local weekday × hour estimate. Levels are model-corrected
 /// dBFS (dBFS + device-model offset); add the reference offset for calibrated dB.
@@ -10,16 +11,22 @@ public struct StoredCell: Sendable, Equatable {
     public var rangeLowDBFS: Double
     public var rangeHighDBFS: Double
     public var scaleDB: Double
-    /// Check-ins in the estimate (outliers left out).
+    /// Check-ins in the estimate (outliers left out); 0 for an estimated cell.
     public var checkins: Int
     public var devices: Int
     /// `low`, `medium` or `high`.
     public var confidence: String
+    /// What an estimated cell (no check-ins of its own) rests on (``PatternEstimate/Basis``);
+    /// `nil` for a measured cell.
+    public var basis: PatternEstimate.Basis?
     public var updatedAt: Date
+
+    /// An estimated cell: predicted, not measured.
+    public var estimated: Bool { basis != nil }
 
     public init(
         weekday: Int, hour: Int, levelDBFS: Double, rangeLowDBFS: Double, rangeHighDBFS: Double, scaleDB: Double,
-        checkins: Int, devices: Int, confidence: String, updatedAt: Date = Date()
+        checkins: Int, devices: Int, confidence: String, basis: PatternEstimate.Basis? = nil, updatedAt: Date = Date()
     ) {
         self.weekday = weekday
         self.hour = hour
@@ -30,6 +37,7 @@ public struct StoredCell: Sendable, Equatable {
         self.checkins = checkins
         self.devices = devices
         self.confidence = confidence
+        self.basis = basis
         self.updatedAt = updatedAt
     }
 
@@ -42,7 +50,7 @@ public struct StoredCell: Sendable, Equatable {
         return position == other.position && same(levelDBFS, other.levelDBFS)
             && same(rangeLowDBFS, other.rangeLowDBFS) && same(rangeHighDBFS, other.rangeHighDBFS)
             && same(scaleDB, other.scaleDB) && checkins == other.checkins && devices == other.devices
-            && confidence == other.confidence
+            && confidence == other.confidence && basis == other.basis
     }
 }
 
@@ -50,7 +58,7 @@ extension StoredCell {
     /// The `loudness_cells` columns, as `l.…`, in the order ``init(reading:)`` reads them.
     static let columns = """
         l.weekday, l.hour, l.level_dbfs, l.range_low_dbfs, l.range_high_dbfs, l.scale_db, l.checkins, l.devices,
-        l.confidence, l.updated_at
+        l.confidence, l.basis, l.updated_at
         """
 
     /// A cell from ``columns``.
@@ -60,7 +68,13 @@ extension StoredCell {
             levelDBFS: Double(try columns.next(Float.self)), rangeLowDBFS: Double(try columns.next(Float.self)),
             rangeHighDBFS: Double(try columns.next(Float.self)), scaleDB: Double(try columns.next(Float.self)),
             checkins: Int(try columns.next(Int32.self)), devices: Int(try columns.next(Int32.self)),
-            confidence: try columns.next(), updatedAt: try columns.next())
+            confidence: try columns.next(),
+            basis: try columns.next(String?.self).map { raw in
+                guard let basis = PatternEstimate.Basis(rawValue: raw) else {
+                    throw StoreError.unexpected("unknown loudness_cells.basis '\(raw)'")
+                }
+                return basis
+            }, updatedAt: try columns.next())
     }
 }
 

@@ -83,7 +83,8 @@ public struct MigrationRunner: Sendable {
                 do {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 } catch let error as PSQLError {
-                    let message = error.serverInfo?[.message] ?? "\(error)"
+                    var message = error.serverInfo?[.message] ?? "\(error)"
+                    if let hint = error.serverInfo?[.hint] { message += " (\(hint))" }
                     throw MigrationError.failed(name: migration.name, statement: statement, message: message)
                 }
             }

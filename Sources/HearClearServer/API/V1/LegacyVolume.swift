@@ -29,7 +29,8 @@ struct LegacyVolume {
     func volinfo(of venue: Venue) async throws -> [String: Any] {
         let bands = try await reader.currentBands()
         var days: [String: [[String: Any]]] = [:]
-        for cell in try await reader.cells(venueID: venue.id, bands: bands) {
+        // Estimated cells never reach v1: the 2013 client cannot tell them from measured ones.
+        for cell in try await reader.cells(venueID: venue.id, bands: bands) where !cell.estimated {
             let entry: [String: Any] = [
                 "time": String(format: "%02d:00", cell.localHour.hour),
                 "average": LegacyController.amplitude(

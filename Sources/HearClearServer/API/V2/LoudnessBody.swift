@@ -2,7 +2,7 @@ import HearClearEngine
 import LoudnessCore
 
 /// `GET /api/v2/venues/{venueId}/loudness`: the weekday × hour grid in venue-local time, calibrated
-/// dB, only cells with data, days Monday…Sunday (docs/ARCHITECTURE.md, "API v2 rules").
+/// dB, only cells with data or an estimate (`estimated`), days Monday…Sunday (docs/ARCHITECTURE.md, "API v2 rules").
 struct LoudnessBody: Encodable {
     struct Day: Encodable {
         var day: String
@@ -17,6 +17,8 @@ struct LoudnessBody: Encodable {
         var checkins: Int
         var devices: Int
         var confidence: String
+        /// No check-ins of its own: predicted from the venue's pattern (docs/ARCHITECTURE.md).
+        var estimated: Bool
     }
 
     var venue: String
@@ -38,7 +40,7 @@ struct LoudnessBody: Encodable {
                     Hour(
                         hour: cell.localHour.hour, level: cell.levelDB, label: cell.label,
                         range: [cell.rangeDB.lowerBound, cell.rangeDB.upperBound], checkins: cell.checkins,
-                        devices: cell.devices, confidence: cell.confidence)
+                        devices: cell.devices, confidence: cell.confidence, estimated: cell.estimated)
                 })
         }
     }

@@ -1,0 +1,230 @@
+import Foundation
+import HearClearStore
+import Logging
+import LoudnessCore
+import PostgresNIO
+
+/// Finding a quiet place (docs/ARCHITECTURE.md, "Search"): venues near a point by their loudness
+/// at an hour, quieter alternatives to a venue, and venues with a similar week. PostgreSQL finds
+/// and orders by distance (PostGIS) and level; this type turns labels into level ranges and
+/// stored cells into what the API shows.
+public struct VenueFinder: Sendable {
+    let database: ReadDatabase
+    private let primary: VenueSearchRepository
+    private let replica: VenueSearchRepository?
+    let loudness: LoudnessReads
+    let logger: Logger
+
+    /// How much quieter an alternative must be, dB, unless it is in a quieter band. Default 3.
+    public static let alternativeMarginDB = 3.0
+    /// Fewest cells two venues must both have measured to be compared. Default 3.
+    public static let minimumSharedCells = 3
+    /// Most venues compared with one for similarity. Default 500, the nearest.
+    public static let similarCandidates = 500
+
+    public init(database: ReadDatabase, loudness: LoudnessReads, logger: Logger) {
+        self.database = database
+        primary = VenueSearchRepository(client: database.primary, logger: logger)
+        replica = database.replica.map { VenueSearchRepository(client: $0, logger: logger) }
+        self.loudness = loudness
+        self.logger = logger
+    }
+
+    private func store(_ side: ReadDatabase.Side) -> VenueSearchRepository {
+        side == .replica ? replica ?? primary : primary
+    }
+
+    /// One venue found.
+    public struct Hit: Sendable, Equatable {
+        public var venue: Venue
+        public var checkins: Int
+        public var distanceMetres: Double
+        /// Overall level and label (the venue document's).
+        public var overall: (levelDB: Double, label: String)?
+        /// The cell used for `at`; `nil` without `at` or without a cell there.
+        public var cell: LoudnessReads.Cell?
+        /// Where the hit sits in the order, for a cursor.
+        public var position: VenueSearchQuery.Position
+
+        public static func == (a: Hit, b: Hit) -> Bool {
+            a.venue == b.venue && a.checkins == b.checkins && a.distanceMetres == b.distanceMetres
+                && a.overall?.levelDB == b.overall?.levelDB && a.overall?.label == b.overall?.label
+                && a.cell == b.cell && a.position == b.position
+        }
+    }
+
+    /// What to search for, in the API's terms.
+    public struct Search: Sendable {
+        public var latitude: Double
+        public var longitude: Double
+        public var radiusMetres: Double
+        public var at: Date?
+        public var maxLevelDB: Double?
+        /// Band labels, any of which passes; empty for no label filter.
+        public var labels: [String]
+        public var category: String?
+        public var order: VenueSearchQuery.Order
+        public var limit: Int
+        public var after: VenueSearchQuery.Position?
+
+        public init(
+            latitude: Double, longitude: Double, radiusMetres: Double, at: Date? = nil, maxLevelDB: Double? = nil,
+            labels: [String] = [], category: String? = nil, order: VenueSearchQuery.Order = .distance,
+            limit: Int = 20, after: VenueSearchQuery.Position? = nil
+        ) {
+            self.latitude = latitude
+            self.longitude = longitude
+            self.radiusMetres = radiusMetres
+            self.at = at
+            self.maxLevelDB = maxLevelDB
+            self.labels = labels
+            self.category = category
+            self.order = order
+            self.limit = limit
+            self.after = after
+        }
+    }
+
+    /// A page of hits, and whether there are more after it.
+    public struct Page: Sendable {
+        public var hits: [Hit]
+        public var hasMore: Bool
+        public var bands: Bands
+    }
+
+    /// `search(_:bands:)`: the page of venues for `search`, labels read from `bands`. Labels not
+    /// in `bands` must be refused before (the API answers 422).
+    public func search(_ search: Search, bands: Bands) async throws -> Page {
+        var filter: VenueSearchQuery.LevelFilter?
+        if search.maxLevelDB != nil || !search.labels.isEmpty {
+            filter = .init(maximumDB: search.maxLevelDB, intervals: Self.intervals(of: search.labels, in: bands))
+        }
+        let query = VenueSearchQuery(
+            latitude: search.latitude, longitude: search.longitude, radiusMetres: search.radiusMetres, at: search.at,
+            category: search.category, filter: filter, order: search.order, limit: search.limit + 1,
+            after: search.after)
+        return try await page(query, limit: search.limit, bands: bands)
+    }
+
+    private func page(_ query: VenueSearchQuery, limit: Int, bands: Bands) async throws -> Page {
+        let referenceOffsetDB = loudness.referenceOffsetDB
+        let found = try await database.read { [self] in
+            try await store($0).search(query, referenceOffsetDB: referenceOffsetDB)
+        }
+        return Page(hits: found.prefix(limit).map { hit($0, bands: bands) }, hasMore: found.count > limit, bands: bands)
+    }
+
+    /// The calibrated level ranges of these band labels: `[lower bound, belowDB)`, the first
+    /// band from −∞ and the last to +∞.
+    public static func intervals(of labels: [String], in bands: Bands) -> [Range<Double>] {
+        var intervals: [Range<Double>] = []
+        var lower = -Double.greatestFiniteMagnitude
+        for band in bands.bands {
+            let upper = band.belowDB ?? Double.greatestFiniteMagnitude
+            if labels.contains(band.label) { intervals.append(lower..<upper) }
+            lower = upper
+        }
+        return intervals
+    }
+
+    private func hit(_ found: VenueSearchHit, bands: Bands) -> Hit {
+        Hit(
+            venue: found.venue, checkins: found.checkins, distanceMetres: found.distanceMetres,
+            overall: found.overallDB.map { ($0, LoudnessReads.label(ofCalibratedDB: $0, bands: bands)) },
+            cell: found.cell.map { loudness.cell($0, bands: bands) }, position: found.position)
+    }
+
+    /// Alternatives to one venue: where it stands at `at`, and venues near it quieter then.
+    public struct Alternatives: Sendable {
+        public var venue: Venue
+        /// The venue's own cell at `at` (`nil` when it has none there; then nothing is compared).
+        public var cell: LoudnessReads.Cell?
+        public var hits: [Hit]
+        public var bands: Bands
+    }
+
+    /// `alternatives(externalID:at:radiusMetres:limit:bands:)`: venues within `radiusMetres` of
+    /// the venue that are quieter at `at` (each in its own local hour) by at least
+    /// ``alternativeMarginDB`` or by a whole band, nearest first; `nil` for an unknown venue.
+    public func alternatives(
+        externalID: String, at: Date, radiusMetres: Double, limit: Int, bands: Bands
+    ) async throws -> Alternatives? {
+        guard let venue = try await loudness.venue(externalID: externalID) else { return nil }
+        let stored = try await database.read { [self] in try await store($0).cell(venueID: venue.id, at: at) }
+        let own = stored.map { loudness.cell($0, bands: bands) }
+        guard let own else { return Alternatives(venue: venue, cell: nil, hits: [], bands: bands) }
+        let query = VenueSearchQuery(
+            latitude: venue.latitude, longitude: venue.longitude, radiusMetres: radiusMetres, at: at,
+            filter: .init(intervals: [
+                -Double.greatestFiniteMagnitude..<Self.quieterBound(than: own.levelDB, bands: bands)
+            ]),
+            order: .distance, limit: limit, excludingVenueID: venue.id)
+        let page = try await page(query, limit: limit, bands: bands)
+        return Alternatives(venue: venue, cell: own, hits: page.hits, bands: bands)
+    }
+
+    /// The reported levels (0.1 dB steps) below this bound are quieter than `levelDB` by at least
+    /// ``alternativeMarginDB`` (`≤ level − 3`, i.e. `< level − 3 + 0.05`) or in a quieter band
+    /// (below the lower bound of `levelDB`'s band): the larger of the two bounds.
+    public static func quieterBound(than levelDB: Double, bands: Bands) -> Double {
+        let band = bands.band(for: levelDB)
+        let index = bands.bands.firstIndex { $0.label == band.label } ?? 0
+        let bandLower = index == 0 ? -Double.greatestFiniteMagnitude : bands.bands[index - 1].belowDB ?? 0
+        return max(bandLower, levelDB - alternativeMarginDB + 0.05)
+    }
+
+    /// A venue with a week like another's.
+    public struct Similar: Sendable, Equatable {
+        public var venue: Venue
+        public var checkins: Int
+        public var distanceMetres: Double
+        /// Its overall level, calibrated dB rounded to 0.1 (the venue document's).
+        public var overallDB: Double?
+        /// Root-mean-square difference of the two venues' levels over the cells both measured, dB.
+        public var differenceDB: Double
+        /// How many cells both measured.
+        public var sharedCells: Int
+    }
+
+    /// `similar(externalID:radiusMetres:limit:)`: venues within `radiusMetres` whose measured
+    /// levels are closest to this venue's over the cells both have measured (root-mean-square
+    /// difference, at least ``minimumSharedCells`` cells in common), closest first; `nil` for an
+    /// unknown venue, empty when it has no measured cells.
+    public func similar(externalID: String, radiusMetres: Double, limit: Int) async throws -> (
+        venue: Venue, similar: [Similar]
+    )? {
+        guard let venue = try await loudness.venue(externalID: externalID) else { return nil }
+        let own = try await database.read { [self] in try await store($0).pattern(venueID: venue.id) }
+        guard let own else { return (venue, []) }
+        let candidates = try await database.read { [self] in
+            try await store($0).patterns(
+                latitude: venue.latitude, longitude: venue.longitude, radiusMetres: radiusMetres,
+                excluding: venue.id, limit: Self.similarCandidates)
+        }
+        let similar = candidates.compactMap { candidate -> Similar? in
+            guard let (difference, shared) = Self.difference(own, candidate.measuredLevelsDBFS) else { return nil }
+            return Similar(
+                venue: candidate.venue, checkins: candidate.checkins, distanceMetres: candidate.distanceMetres,
+                overallDB: candidate.overallDBFS.map { LoudnessReads.rounded($0 + loudness.referenceOffsetDB) },
+                differenceDB: difference, sharedCells: shared)
+        }
+        let ordered = similar.sorted {
+            ($0.differenceDB, $0.distanceMetres, $0.venue.id) < ($1.differenceDB, $1.distanceMetres, $1.venue.id)
+        }
+        return (venue, Array(ordered.prefix(limit)))
+    }
+
+    /// Root-mean-square difference over the cells both weeks have, and how many there are; `nil`
+    /// with fewer than ``minimumSharedCells``.
+    public static func difference(_ a: [Double?], _ b: [Double?]) -> (rmsDB: Double, shared: Int)? {
+        var sum = 0.0
+        var shared = 0
+        for (x, y) in zip(a, b) {
+            guard let x, let y else { continue }
+            sum += (x - y) * (x - y)
+            shared += 1
+        }
+        guard shared >= minimumSharedCells else { return nil }
+        return ((sum / Double(shared)).squareRoot(), shared)
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import HearClearEngine
+import HearClearStore
+import Hummingbird
+import LoudnessCore
+
+/// The query parameters of the search endpoints, checked one by one: every bad one is a field
+/// error whose pointer is the parameter's name, and all of them come back in one 422 problem.
+struct SearchParameters {
+    /// Radius when none is given, metres.
+    static let defaultRadiusMetres = 1_000.0
+    /// Largest radius, metres.
+    static let maximumRadiusMetres = 50_000.0
+    static let defaultLimit = 20
+    static let maximumLimit = 100
+
+    let query: [String: String]
+    private(set) var errors: [Problem.FieldError] = []
+    /// When the request was handled: what `at=now` means.
+    let now: Date
+
+    init(_ request: Request, now: Date = Date()) {
+        var query: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters where query[String(name)] == nil {
+            query[String(name)] = String(value)
+        }
+        self.query = query
+        self.now = now
+    }
+
+    private mutating func fail(_ name: String, _ detail: String) {
+        errors.append(Problem.FieldError(name, detail))
+    }
+
+    /// Throws the 422 problem when any parameter was bad.
+    func check() throws {
+        guard errors.isEmpty else { throw Problem.validation(errors) }
+    }
+
+    /// `near=LAT,LON`, decimal degrees; required.
+    mutating func near() -> (latitude: Double, longitude: Double)? {
+        guard let text = query["near"] else {
+            fail("near", "near is required: the point to search around, as LAT,LON in decimal degrees")
+            return nil
+        }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2, let latitude = Self.number(parts[0]), let longitude = Self.number(parts[1]) else {
+            fail("near", "near must be LAT,LON in decimal degrees, e.g. 51.5072,-0.1276")
+            return nil
+        }
+        guard (-90...90).contains(latitude) else {
+            fail("near", "the latitude of near must be between -90 and 90, not \(latitude)")
+            return nil
+        }
+        guard (-180...180).contains(longitude) else {
+            fail("near", "the longitude of near must be between -180 and 180, not \(longitude)")
+            return nil
+        }
+        return (latitude, longitude)
+    }
+
+    /// `radius` in metres: more than 0, at most 50,000; 1,000 when absent (or `defaultMetres`).
+    mutating func radius(default defaultMetres: Double = defaultRadiusMetres) -> Double {
+        guard let text = query["radius"] else { return defaultMetres }
+        guard let radius = Self.number(Substring(text)), radius > 0, radius <= Self.maximumRadiusMetres else {
+            fail("radius", "radius must be a number of metres above 0 and at most \(Int(Self.maximumRadiusMetres))")
+            return defaultMetres
+        }
+        return radius
+    }
+
+    /// `at`: an RFC 3339 instant with its offset, or `now`; `nil` when absent.
+    mutating func at() -> Date? {
+        guard let text = query["at"] else { return nil }
+        if text == "now" { return now }
+        guard let timestamp = RFC3339.parse(text) else {
+            fail("at", "at must be `now` or an RFC 3339 instant with its offset, e.g. 2026-11-27T21:00:00+00:00")
+            return nil
+        }
+        return timestamp.date
+    }
+
+    /// `maxLevel` in dB; `nil` when absent.
+    mutating func maxLevel() -> Double? {
+        guard let text = query["maxLevel"] else { return nil }
+        guard let level = Self.number(Substring(text)), (0...200).contains(level) else {
+            fail("maxLevel", "maxLevel must be a level in dB between 0 and 200")
+            return nil
+        }
+        return level
+    }
+
+    /// `label`: band labels separated by commas, each one of `bands`; empty when absent.
+    mutating func labels(in bands: Bands) -> [String] {
+        guard let text = query["label"] else { return [] }
+        let labels = text.split(separator: ",", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        let known = bands.bands.map(\.label)
+        let unknown = labels.filter { !known.contains($0) }
+        guard unknown.isEmpty else {
+            let names = unknown.map { $0.isEmpty ? "an empty label" : "'\($0)'" }.joined(separator: ", ")
+            fail(
+                "label",
+                "label must be band labels separated by commas (\(known.joined(separator: ", "))), not \(names)")
+            return []
+        }
+        return labels
+    }
+
+    /// `category`: 1–100 characters; `nil` when absent.
+    mutating func category() -> String? {
+        guard let text = query["category"] else { return nil }
+        guard !text.isEmpty, text.count <= 100 else {
+            fail("category", "category must be 1 to 100 characters")
+            return nil
+        }
+        return text
+    }
+
+    /// `sort`: `distance` (default) or `level`.
+    mutating func sort() -> VenueSearchQuery.Order {
+        guard let text = query["sort"] else { return .distance }
+        guard let order = VenueSearchQuery.Order(rawValue: text) else {
+            fail("sort", "sort must be distance or level")
+            return .distance
+        }
+        return order
+    }
+
+    /// `limit`: 1…100; `defaultLimit` when absent.
+    mutating func limit(default defaultLimit: Int = defaultLimit) -> Int {
+        guard let text = query["limit"] else { return defaultLimit }
+        guard let limit = Int(text), (1...Self.maximumLimit).contains(limit) else {
+            fail("limit", "limit must be a whole number from 1 to \(Self.maximumLimit)")
+            return defaultLimit
+        }
+        return limit
+    }
+
+    /// `cursor`: the position after which this page starts, and the `at` the first page used;
+    /// it must come from a search with the same parameters.
+    mutating func cursor(fingerprint: String) -> SearchCursor? {
+        guard let text = query["cursor"] else { return nil }
+        guard let cursor = SearchCursor(encoded: text) else {
+            fail("cursor", "cursor is not one this server made; take the `next` link of a search")
+            return nil
+        }
+        guard cursor.fingerprint == fingerprint else {
+            fail("cursor", "cursor belongs to a search with other parameters; take the `next` link of this search")
+            return nil
+        }
+        return cursor
+    }
+
+    /// The parameters that define a search's results (all but `cursor` and `limit`), in one
+    /// canonical string: a cursor is valid only for the same ones.
+    func fingerprint() -> String {
+        let names = ["near", "radius", "at", "maxLevel", "label", "category", "sort"]
+        let canonical = names.map { "\($0)=\(query[$0] ?? "")" }.joined(separator: "&")
+        return SearchCursor.hash(canonical)
+    }
+
+    /// The link to the next page: these parameters with `cursor` set.
+    func next(path: String, cursor: SearchCursor) -> String {
+        var components = URLComponents()
+        components.path = path
+        components.queryItems =
+            query.filter { $0.key != "cursor" }.sorted { $0.key < $1.key }.map {
+                URLQueryItem(name: $0.key, value: $0.value)
+            }
+            + [URLQueryItem(name: "cursor", value: cursor.encoded)]
+        // `+` in a value (an RFC 3339 offset) must stay a plus, not turn into a space.
+        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        return components.string ?? path
+    }
+
+    /// A decimal number (no NaN, infinities or hex).
+    static func number(_ text: Substring) -> Double? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty,
+            trimmed.allSatisfy({ $0.isNumber || $0 == "." || $0 == "-" || $0 == "+" || $0 == "e" || $0 == "E" }),
+            let value = Double(trimmed), value.isFinite
+        else { return nil }
+        return value
+    }
+}
+
+/// Where the next page starts: opaque to clients (base64url of JSON), checked against the
+/// parameters of the search that made it.
+struct SearchCursor: Codable, Equatable {
+    /// ``SearchParameters/fingerprint()`` of the search.
+    var fingerprint: String
+    /// The instant the first page resolved `at` to (`now` must not move between pages).
+    var at: Date?
+    var position: VenueSearchQuery.Position
+
+    init(fingerprint: String, at: Date?, position: VenueSearchQuery.Position) {
+        self.fingerprint = fingerprint
+        self.at = at
+        self.position = position
+    }
+
+    init?(encoded: String) {
+        var base64 = encoded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard encoded.count <= 1_000, let data = Data(base64Encoded: base64),
+            let cursor = try? JSONDecoder().decode(SearchCursor.self, from: data),
+            cursor.position.distanceMetres.isFinite, cursor.position.levelDB?.isFinite ?? true
+        else { return nil }
+        self = cursor
+    }
+
+    var encoded: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let data = (try? encoder.encode(self)) ?? Data()
+        return data.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    /// FNV-1a, 64 bits, in hex: stable across processes and instances (Swift's `Hasher` is not).
+    static func hash(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+}

@@ -1,0 +1,276 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// What a search asks PostgreSQL (docs/ARCHITECTURE.md, "Search"). Levels are calibrated dB
+/// rounded to 0.1 dB, as the API reports them; the store adds the reference offset to the stored
+/// model-corrected dBFS and rounds the same way.
+public struct VenueSearchQuery: Sendable, Equatable {
+    public enum Order: String, Sendable, Equatable {
+        /// Nearest first.
+        case distance
+        /// Quietest first; venues without a level last, then nearest first.
+        case level
+    }
+
+    /// Which levels pass: at most `maximumDB` (inclusive), and inside one of `intervals` (lower
+    /// bound inclusive, upper exclusive) when there are any. A venue without a level never passes.
+    public struct LevelFilter: Sendable, Equatable {
+        public var maximumDB: Double?
+        public var intervals: [Range<Double>]
+
+        public init(maximumDB: Double? = nil, intervals: [Range<Double>] = []) {
+            self.maximumDB = maximumDB
+            self.intervals = intervals
+        }
+    }
+
+    /// Where the previous page ended: the sort key of its last venue.
+    public struct Position: Sendable, Equatable, Codable {
+        /// The level sorted by (``Order/level`` only); `nil` for a venue without one.
+        public var levelDB: Double?
+        public var distanceMetres: Double
+        public var venueID: Int64
+
+        public init(levelDB: Double?, distanceMetres: Double, venueID: Int64) {
+            self.levelDB = levelDB
+            self.distanceMetres = distanceMetres
+            self.venueID = venueID
+        }
+    }
+
+    public var latitude: Double
+    public var longitude: Double
+    public var radiusMetres: Double
+    /// Each venue's level is its cell at the venue-local weekday and hour of this instant; without
+    /// one, its overall level.
+    public var at: Date?
+    public var category: String?
+    public var filter: LevelFilter?
+    public var order: Order
+    public var limit: Int
+    public var after: Position?
+    /// A venue left out (the one alternatives are sought for).
+    public var excludingVenueID: Int64?
+
+    public init(
+        latitude: Double, longitude: Double, radiusMetres: Double, at: Date? = nil, category: String? = nil,
+        filter: LevelFilter? = nil, order: Order = .distance, limit: Int = 20, after: Position? = nil,
+        excludingVenueID: Int64? = nil
+    ) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.radiusMetres = radiusMetres
+        self.at = at
+        self.category = category
+        self.filter = filter
+        self.order = order
+        self.limit = limit
+        self.after = after
+        self.excludingVenueID = excludingVenueID
+    }
+}
+
+/// One venue a search found.
+public struct VenueSearchHit: Sendable, Equatable {
+    public var venue: Venue
+    public var checkins: Int
+    /// Great-circle distance from the search point, metres (on PostGIS's sphere).
+    public var distanceMetres: Double
+    /// The overall level (median of measured cells), calibrated dB rounded to 0.1; `nil` without data.
+    public var overallDB: Double?
+    /// The cell used for `at`: `nil` without `at` or when the venue has no cell (or estimate) there.
+    public var cell: StoredCell?
+    /// The level the venue was filtered and sorted by (the cell's, else the overall), rounded.
+    public var levelDB: Double?
+    /// Where this hit sits in the order, for the next page's cursor.
+    public var position: VenueSearchQuery.Position
+}
+
+/// Searches venues by distance with PostGIS and by loudness with `venue_levels`. No distance
+/// maths happens in Swift: PostgreSQL computes, filters and sorts.
+public struct VenueSearchRepository: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Up to `query.limit` venues after `query.after`, in the query's order.
+    public func search(_ query: VenueSearchQuery, referenceOffsetDB: Double) async throws -> [VenueSearchHit] {
+        let filtered = query.filter != nil
+        let maximum = query.filter?.maximumDB
+        let lows = query.filter?.intervals.map(\.lowerBound) ?? []
+        let highs = query.filter?.intervals.map(\.upperBound) ?? []
+        let byLevel = query.order == .level
+        let after = query.after
+        // A venue without a level sorts after every level: the key stands in for "none".
+        let noLevel = 1.0e9
+        let rows = try await client.query(
+            """
+            WITH q AS (
+                SELECT ST_SetSRID(ST_MakePoint(\(query.longitude), \(query.latitude)), 4326)::geography AS point),
+            found AS (
+                SELECT v.id, ST_Distance(v.location, q.point, false) AS distance, s.overall_dbfs,
+                       CASE WHEN \(query.at)::timestamptz IS NOT NULL AND s.venue_id IS NOT NULL
+                            THEN venue_cell_index(\(query.at)::timestamptz, s.timezone, s.utc_offset_min) END AS cell,
+                       s.levels
+                FROM venues v CROSS JOIN q
+                LEFT JOIN venue_levels s ON s.venue_id = v.id
+                WHERE ST_DWithin(v.location, q.point, \(query.radiusMetres), false)
+                  AND (\(query.category)::text IS NULL OR v.category = \(query.category)::text)
+                  AND v.id IS DISTINCT FROM \(query.excludingVenueID)::bigint),
+            leveled AS (
+                SELECT f.id, f.distance, f.cell,
+                       floor((f.overall_dbfs + \(referenceOffsetDB)) * 10 + 0.5) / 10 AS overall,
+                       floor((CASE WHEN \(query.at)::timestamptz IS NULL THEN f.overall_dbfs ELSE f.levels[f.cell] END
+                              + \(referenceOffsetDB)) * 10 + 0.5) / 10 AS level
+                FROM found f),
+            page AS (
+                SELECT l.*, coalesce(l.level, \(noLevel)) AS level_key
+                FROM leveled l
+                WHERE (NOT \(filtered) OR (
+                        l.level IS NOT NULL
+                        AND (\(maximum)::float8 IS NULL OR l.level <= \(maximum)::float8)
+                        AND (cardinality(\(lows)::float8[]) = 0 OR EXISTS (
+                            SELECT 1 FROM unnest(\(lows)::float8[], \(highs)::float8[]) AS b(low, high)
+                            WHERE l.level >= b.low AND l.level < b.high))))
+                  AND (\(after == nil) OR (
+                        CASE WHEN \(byLevel)
+                             THEN (coalesce(l.level, \(noLevel)), l.distance, l.id)
+                                  > (coalesce(\(after?.levelDB)::float8, \(noLevel)), \(after?.distanceMetres)::float8,
+                                     \(after?.venueID)::bigint)
+                             ELSE (l.distance, l.id) > (\(after?.distanceMetres)::float8, \(after?.venueID)::bigint)
+                        END))
+                ORDER BY CASE WHEN \(byLevel) THEN coalesce(l.level, \(noLevel)) ELSE 0 END, l.distance, l.id
+                LIMIT \(query.limit))
+            SELECT \(unescaped: Self.venueColumns), coalesce(n.checkins, 0), p.distance, p.overall, p.level,
+                   l.weekday IS NOT NULL, \(unescaped: StoredCell.columns)
+            FROM page p
+            JOIN venues v ON v.id = p.id
+            LEFT JOIN venue_counts n ON n.venue_id = p.id
+            LEFT JOIN loudness_cells l
+              ON p.cell IS NOT NULL AND l.venue_id = p.id AND l.weekday = (p.cell - 1) / 24 + 1
+             AND l.hour = (p.cell - 1) % 24
+            ORDER BY CASE WHEN \(byLevel) THEN p.level_key ELSE 0 END, p.distance, p.id
+            """,
+            logger: logger)
+        var hits: [VenueSearchHit] = []
+        for try await row in rows {
+            var columns = ColumnReader(row)
+            let venue = try Venue(reading: &columns)
+            let checkins = try columns.next(Int64.self)
+            let distance = try columns.next(Double.self)
+            let overall = try columns.next(Double?.self)
+            let level = try columns.next(Double?.self)
+            let hasCell = try columns.next(Bool.self)
+            let cell = hasCell ? try StoredCell(reading: &columns) : nil
+            hits.append(
+                VenueSearchHit(
+                    venue: venue, checkins: Int(checkins), distanceMetres: distance, overallDB: overall, cell: cell,
+                    levelDB: level,
+                    position: .init(levelDB: byLevel ? level : nil, distanceMetres: distance, venueID: venue.id)))
+        }
+        return hits
+    }
+
+    /// `venue_levels.levels` (alias `s`) as float8 with NaN for no cell: PostgresNIO decodes no
+    /// NULL array elements.
+    static let levelsWithoutNulls =
+        "array(SELECT coalesce(e::float8, 'NaN'::float8) FROM unnest(s.levels) WITH ORDINALITY AS u(e, i) ORDER BY i)"
+
+    static let venueColumns =
+        "v.id, v.external_id, v.name, v.latitude, v.longitude, v.timezone, v.address, v.category, v.created_at, v.updated_at"
+
+    /// The levels of every venue with data within `radiusMetres` of a point (`venue_levels`
+    /// rows), nearest first, for comparing weekly patterns; `excluding` left out.
+    public func patterns(
+        latitude: Double, longitude: Double, radiusMetres: Double, excluding: Int64?, limit: Int
+    ) async throws -> [VenuePattern] {
+        let rows = try await client.query(
+            """
+            WITH q AS (SELECT ST_SetSRID(ST_MakePoint(\(longitude), \(latitude)), 4326)::geography AS point)
+            SELECT \(unescaped: Self.venueColumns), coalesce(n.checkins, 0), ST_Distance(v.location, q.point, false),
+                   \(unescaped: Self.levelsWithoutNulls), s.measured, s.overall_dbfs::float8
+            FROM venues v CROSS JOIN q
+            JOIN venue_levels s ON s.venue_id = v.id
+            LEFT JOIN venue_counts n ON n.venue_id = v.id
+            WHERE ST_DWithin(v.location, q.point, \(radiusMetres), false)
+              AND v.id IS DISTINCT FROM \(excluding)::bigint
+            ORDER BY 12, v.id
+            LIMIT \(limit)
+            """,
+            logger: logger)
+        var patterns: [VenuePattern] = []
+        for try await row in rows {
+            var columns = ColumnReader(row)
+            let venue = try Venue(reading: &columns)
+            let checkins = try columns.next(Int64.self)
+            let distance = try columns.next(Double.self)
+            let levels = try columns.next([Double].self)
+            let measured = try columns.next([Bool].self)
+            let overall = try columns.next(Double?.self)
+            patterns.append(
+                VenuePattern(
+                    venue: venue, checkins: Int(checkins), distanceMetres: distance, overallDBFS: overall,
+                    measuredLevelsDBFS: zip(levels, measured).map { $1 && !$0.isNaN ? $0 : nil }))
+        }
+        return patterns
+    }
+
+    /// The venue's cell (measured or estimated) at the venue-local weekday and hour of `at`, by
+    /// the same clock search uses; `nil` when it has none there.
+    public func cell(venueID: Int64, at: Date) async throws -> StoredCell? {
+        let rows = try await client.query(
+            """
+            SELECT \(unescaped: StoredCell.columns)
+            FROM venue_levels s
+            JOIN loudness_cells l ON l.venue_id = s.venue_id
+             AND (l.weekday - 1) * 24 + l.hour + 1 = venue_cell_index(\(at), s.timezone, s.utc_offset_min)
+            WHERE s.venue_id = \(venueID)
+            """,
+            logger: logger)
+        for try await row in rows {
+            var columns = ColumnReader(row)
+            return try StoredCell(reading: &columns)
+        }
+        return nil
+    }
+
+    /// The measured levels of one venue (`nil` entries for cells without data), or `nil` when it
+    /// has no `venue_levels` row.
+    public func pattern(venueID: Int64) async throws -> [Double?]? {
+        let rows = try await client.query(
+            "SELECT \(unescaped: Self.levelsWithoutNulls), s.measured FROM venue_levels s WHERE s.venue_id = \(venueID)",
+            logger: logger)
+        for try await (levels, measured) in rows.decode(([Double], [Bool]).self) {
+            return zip(levels, measured).map { $1 && !$0.isNaN ? $0 : nil }
+        }
+        return nil
+    }
+}
+
+/// A venue's week of measured levels, for similarity.
+public struct VenuePattern: Sendable, Equatable {
+    public var venue: Venue
+    public var checkins: Int
+    public var distanceMetres: Double
+    /// Median of the measured cells, model-corrected dBFS.
+    public var overallDBFS: Double?
+    /// 168 entries, index `(weekday − 1) · 24 + hour`: the measured cell's model-corrected dBFS,
+    /// `nil` where the venue has no measured cell (estimates are left out).
+    public var measuredLevelsDBFS: [Double?]
+}
+
+extension Venue {
+    /// A venue from ``VenueSearchRepository/venueColumns``.
+    init(reading columns: inout ColumnReader) throws {
+        self.init(
+            id: try columns.next(), externalID: try columns.next(), name: try columns.next(),
+            latitude: try columns.next(), longitude: try columns.next(), timezone: try columns.next(),
+            address: try columns.next(), category: try columns.next(), createdAt: try columns.next(),
+            updatedAt: try columns.next())
+    }
+}

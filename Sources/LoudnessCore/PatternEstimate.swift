@@ -1,0 +1,84 @@
+/// An estimate for a cell without check-ins of its own (docs/ARCHITECTURE.md, "Estimates for
+/// empty cells"): a prediction, never a measurement, with a range honestly wider than a measured
+/// cell's.
+public struct PatternEstimate: Sendable, Equatable {
+    /// What the estimate rests on.
+    public enum Basis: String, Sendable, Equatable {
+        /// The venue's own weekday + hour profile (``VenueProfile``).
+        case venuePattern = "venue_pattern"
+        /// Venues of the same category nearby at that hour.
+        case categoryNearby = "category_nearby"
+    }
+
+    /// The predicted level, dB (model-corrected dBFS, like the cells).
+    public let levelDB: Double
+    /// An approximate 95 % interval for the cell's true level, dB.
+    public let rangeDB: ClosedRange<Double>
+    /// The prediction's standard error, dB: `rangeDB` is `levelDB ± 1.96 · scaleDB`.
+    public let scaleDB: Double
+    public let basis: Basis
+
+    /// `init(levelDB:scaleDB:basis:)`: the estimate with its 95 % range.
+    public init(levelDB: Double, scaleDB: Double, basis: Basis) {
+        self.levelDB = levelDB
+        self.scaleDB = scaleDB
+        self.rangeDB = (levelDB - 1.96 * scaleDB)...(levelDB + 1.96 * scaleDB)
+        self.basis = basis
+    }
+
+    /// Estimates are always of low confidence.
+    public var confidence: Confidence { .low }
+}
+
+/// Fills a venue's empty cells from its own weekday + hour pattern.
+///
+/// Method: ``VenueProfile`` is fitted to the levels of the check-ins kept in the venue's cells
+/// (outliers left out). An empty cell gets `overall + day + hour` when the profile predicts it:
+/// the venue has at least ``VenueProfile/minimumCheckins`` kept check-ins and the cell's weekday
+/// and its hour each hold at least ``VenueProfile/minimumOthers`` of them. A café with only
+/// lunchtime check-ins has none at 2 am, so it gets no 2 am estimate.
+///
+/// Error of the prediction: the cell's true level strays from an additive profile by τ, and the
+/// two effects are estimated from `n_d` and `n_h` check-ins of spread `s` (the profile's
+/// ``VenueProfile/residualScaleDB``). With σ the within-cell scale (``PooledScale``, floored at
+/// 1 dB), `τ² = max(s² − σ², 1)` as in ``CellContext``, and the standard error is
+/// `√(τ² + s²/n_d + s²/n_h)`. Two guards keep the range honest: the standard error is at least
+/// ``minimumScaleDB``, and the range is never narrower than the widest measured cell's of the
+/// venue plus ``widerThanMeasuredDB``.
+public struct PatternEstimator: Sendable {
+    /// Smallest standard error of an estimate, dB. Default 1.5 (a range of at least ±2.9 dB).
+    public static let minimumScaleDB: Double = 1.5
+    /// How much wider than the venue's widest measured range an estimate's half-width is, at
+    /// least, dB. Default 1.
+    public static let widerThanMeasuredDB: Double = 1
+
+    public init() {}
+
+    /// `estimates(kept:measured:)`: estimates for every cell of the week not in `measured`, from
+    /// the kept check-ins of all cells; empty when the venue has no usable profile.
+    public func estimates(
+        kept: [LocalHour: [CellCheckin]], measured: [LocalHour: CellEstimate]
+    ) -> [LocalHour: PatternEstimate] {
+        let hours = kept.keys.sorted()
+        let levels = hours.flatMap { hour in (kept[hour] ?? []).map { (hour: hour, levelDB: $0.levelDB) } }
+        guard let profile = VenueProfile.fit(levels) else { return [:] }
+        let sigma = max(PooledScale.withinCells(hours.map { kept[$0] ?? [] }) ?? 1, 1)
+        let s = max(profile.residualScaleDB, 1)
+        let tauSquared = max(s * s - sigma * sigma, 1)
+        let widestMeasured = measured.values.map { ($0.rangeDB.upperBound - $0.rangeDB.lowerBound) / 2 }.max() ?? 0
+        let minimumScale = max(Self.minimumScaleDB, (widestMeasured + Self.widerThanMeasuredDB) / 1.96)
+        var estimates: [LocalHour: PatternEstimate] = [:]
+        for weekday in 1...7 {
+            for hour in 0..<24 {
+                let cell = LocalHour(weekday: weekday, hour: hour)
+                guard measured[cell] == nil, let prediction = profile.prediction(for: cell) else { continue }
+                let dayCount = Double(profile.checkinCount(weekday: weekday))
+                let hourCount = Double(profile.checkinCount(hour: hour))
+                let scale = (tauSquared + s * s / dayCount + s * s / hourCount).squareRoot()
+                estimates[cell] = PatternEstimate(
+                    levelDB: prediction, scaleDB: max(scale, minimumScale), basis: .venuePattern)
+            }
+        }
+        return estimates
+    }
+}
