@@ -37,12 +37,16 @@ ALTER TABLE loudness_cells
              ELSE basis IS NULL AND checkins >= 1 AND devices >= 1 END);
 
 -- One row per venue with cells, written by the aggregation worker with the cells, for search:
--- the overall level (median of the measured cells), every cell's level as one array (index
+-- where it is and its category (copied from the venue, and kept by a trigger when the venue
+-- changes), the overall level (median of the measured cells), every cell's level as one array (index
 -- (weekday − 1) · 24 + hour + 1; NULL for no cell), which of them are measured, and the clock
 -- to find a venue-local hour with: the venue's zone, or for a venue without one the UTC offset
 -- its included check-ins carried most often. Levels are model-corrected dBFS, as in cells.
 CREATE TABLE venue_levels (
     venue_id        bigint PRIMARY KEY REFERENCES venues (id) ON DELETE CASCADE,
+    -- Copies of the venue's, so that a search with a level filter scans only venues with data.
+    location        geography(Point, 4326) NOT NULL,
+    category        text,
     overall_dbfs    real,
     levels          real[] NOT NULL CHECK (cardinality(levels) = 168),
     measured        boolean[] NOT NULL CHECK (cardinality(measured) = 168),
@@ -71,8 +75,9 @@ CREATE FUNCTION refresh_venue_levels(venue_ids bigint[]) RETURNS void LANGUAGE s
     DELETE FROM venue_levels s
     WHERE s.venue_id = ANY(venue_ids)
       AND NOT EXISTS (SELECT 1 FROM loudness_cells l WHERE l.venue_id = s.venue_id);
-    INSERT INTO venue_levels AS s (venue_id, overall_dbfs, levels, measured, timezone, utc_offset_min)
-    SELECT v.id,
+    INSERT INTO venue_levels AS s (
+        venue_id, location, category, overall_dbfs, levels, measured, timezone, utc_offset_min)
+    SELECT v.id, v.location, v.category,
            (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY l.level_dbfs)
             FROM loudness_cells l WHERE l.venue_id = v.id AND NOT l.estimated),
            (SELECT array_agg(l.level_dbfs ORDER BY g.i)
@@ -94,11 +99,25 @@ CREATE FUNCTION refresh_venue_levels(venue_ids bigint[]) RETURNS void LANGUAGE s
     WHERE v.id = ANY(venue_ids)
       AND EXISTS (SELECT 1 FROM loudness_cells l WHERE l.venue_id = v.id)
     ON CONFLICT (venue_id) DO UPDATE SET
-        overall_dbfs = EXCLUDED.overall_dbfs, levels = EXCLUDED.levels, measured = EXCLUDED.measured,
+        location = EXCLUDED.location, category = EXCLUDED.category, overall_dbfs = EXCLUDED.overall_dbfs, levels = EXCLUDED.levels, measured = EXCLUDED.measured,
         timezone = EXCLUDED.timezone, utc_offset_min = EXCLUDED.utc_offset_min, updated_at = now();
 $$;
 
 SELECT refresh_venue_levels(array_agg(id)) FROM venues;
+CREATE INDEX venue_levels_location_idx ON venue_levels USING gist (location);
+
+-- A venue moved, renamed its category or changed its zone: its search row follows at once (the
+-- zone's cells follow when the worker has re-judged the venue, which a zone change queues).
+CREATE FUNCTION venue_levels_follow_venue() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE venue_levels SET location = NEW.location, category = NEW.category,
+                            timezone = known_time_zone(NEW.timezone)
+    WHERE venue_id = NEW.id;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER venue_levels_follow_venue AFTER UPDATE OF latitude, longitude, category, timezone ON venues
+    FOR EACH ROW EXECUTE FUNCTION venue_levels_follow_venue();
 
 -- The venue-local cell index (1…168) of an instant, in a zone or at a fixed UTC offset; NULL
 -- when neither is known. IMMUTABLE is a small lie PostgreSQL allows: a zone's rules change only

@@ -3,6 +3,6 @@ import ArgumentParser
 struct Loadtest: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Benchmarks against a running server.",
-        subcommands: [IngestLoadtest.self, ReadLoadtest.self]
+        subcommands: [IngestLoadtest.self, ReadLoadtest.self, SearchLoadtest.self]
     )
 }

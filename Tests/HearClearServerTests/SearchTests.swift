@@ -264,7 +264,8 @@ struct SearchTests {
                 ("\(Self.near)&limit=101", "limit"),
                 ("\(Self.near)&limit=2.5", "limit"), ("\(Self.near)&cursor=not-a-cursor", "cursor"),
                 ("\(Self.near)&radius=900&cursor=\(cursor)", "cursor"), ("\(Self.near)&sort=loudness", "sort"),
-                ("\(Self.near)&category=", "category"),
+                ("\(Self.near)&category=", "category"), ("\(Self.near)&category=a%00b", "category"),
+                ("\(Self.near)&at=9999-12-31T23:59:59-23:59", "at"),
             ]
             for (query, parameter) in cases {
                 try await client.execute(uri: "/api/v2/venues?\(query)", method: .get) { response in

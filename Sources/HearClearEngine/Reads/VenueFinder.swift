@@ -97,7 +97,9 @@ public struct VenueFinder: Sendable {
     public func search(_ search: Search, bands: Bands) async throws -> Page {
         var filter: VenueSearchQuery.LevelFilter?
         if search.maxLevelDB != nil || !search.labels.isEmpty {
-            filter = .init(maximumDB: search.maxLevelDB, intervals: Self.intervals(of: search.labels, in: bands))
+            filter = .init(
+                maximumDB: search.maxLevelDB, bandBounds: bands.bands.compactMap(\.belowDB),
+                bandIndexes: bands.bands.indices.filter { search.labels.contains(bands.bands[$0].label) })
         }
         let query = VenueSearchQuery(
             latitude: search.latitude, longitude: search.longitude, radiusMetres: search.radiusMetres, at: search.at,
@@ -112,19 +114,6 @@ public struct VenueFinder: Sendable {
             try await store($0).search(query, referenceOffsetDB: referenceOffsetDB)
         }
         return Page(hits: found.prefix(limit).map { hit($0, bands: bands) }, hasMore: found.count > limit, bands: bands)
-    }
-
-    /// The calibrated level ranges of these band labels: `[lower bound, belowDB)`, the first
-    /// band from −∞ and the last to +∞.
-    public static func intervals(of labels: [String], in bands: Bands) -> [Range<Double>] {
-        var intervals: [Range<Double>] = []
-        var lower = -Double.greatestFiniteMagnitude
-        for band in bands.bands {
-            let upper = band.belowDB ?? Double.greatestFiniteMagnitude
-            if labels.contains(band.label) { intervals.append(lower..<upper) }
-            lower = upper
-        }
-        return intervals
     }
 
     private func hit(_ found: VenueSearchHit, bands: Bands) -> Hit {
@@ -155,9 +144,7 @@ public struct VenueFinder: Sendable {
         guard let own else { return Alternatives(venue: venue, cell: nil, hits: [], bands: bands) }
         let query = VenueSearchQuery(
             latitude: venue.latitude, longitude: venue.longitude, radiusMetres: radiusMetres, at: at,
-            filter: .init(intervals: [
-                -Double.greatestFiniteMagnitude..<Self.quieterBound(than: own.levelDB, bands: bands)
-            ]),
+            filter: .init(belowDB: Self.quieterBound(than: own.levelDB, bands: bands)),
             order: .distance, limit: limit, excludingVenueID: venue.id)
         let page = try await page(query, limit: limit, bands: bands)
         return Alternatives(venue: venue, cell: own, hits: page.hits, bands: bands)

@@ -13,15 +13,22 @@ public struct VenueSearchQuery: Sendable, Equatable {
         case level
     }
 
-    /// Which levels pass: at most `maximumDB` (inclusive), and inside one of `intervals` (lower
-    /// bound inclusive, upper exclusive) when there are any. A venue without a level never passes.
+    /// Which levels pass: at most `maximumDB`, below `belowDB`, and in one of the bands numbered
+    /// `bandIndexes` (0 = the quietest) of the bands whose upper bounds are `bandBounds` (the
+    /// last band has none). A venue without a level never passes.
     public struct LevelFilter: Sendable, Equatable {
         public var maximumDB: Double?
-        public var intervals: [Range<Double>]
+        public var belowDB: Double?
+        public var bandBounds: [Double]
+        public var bandIndexes: [Int]
 
-        public init(maximumDB: Double? = nil, intervals: [Range<Double>] = []) {
+        public init(
+            maximumDB: Double? = nil, belowDB: Double? = nil, bandBounds: [Double] = [], bandIndexes: [Int] = []
+        ) {
             self.maximumDB = maximumDB
-            self.intervals = intervals
+            self.belowDB = belowDB
+            self.bandBounds = bandBounds
+            self.bandIndexes = bandIndexes
         }
     }
 
@@ -102,27 +109,40 @@ public struct VenueSearchRepository: Sendable {
     public func search(_ query: VenueSearchQuery, referenceOffsetDB: Double) async throws -> [VenueSearchHit] {
         let filtered = query.filter != nil
         let maximum = query.filter?.maximumDB
-        let lows = query.filter?.intervals.map(\.lowerBound) ?? []
-        let highs = query.filter?.intervals.map(\.upperBound) ?? []
+        let below = query.filter?.belowDB
+        let bounds = query.filter?.bandBounds ?? []
+        let bandIndexes = (query.filter?.bandIndexes ?? []).map { Int32($0) }
         let byLevel = query.order == .level
         let after = query.after
         // A venue without a level sorts after every level: the key stands in for "none".
         let noLevel = 1.0e9
+        // With a level filter only venues with data can pass: scan `venue_levels` (its own GiST
+        // index) instead of every venue. `width_bucket` numbers a level's band as `Bands` does:
+        // the count of upper bounds at or below it. The two CTEs are materialised so that each
+        // venue's local cell is computed once (inlined, the level expression ran per condition:
+        // 2.4 times slower on 100,000 venues).
         let rows = try await client.query(
             """
             WITH q AS (
                 SELECT ST_SetSRID(ST_MakePoint(\(query.longitude), \(query.latitude)), 4326)::geography AS point),
-            found AS (
-                SELECT v.id, ST_Distance(v.location, q.point, false) AS distance, s.overall_dbfs,
-                       CASE WHEN \(query.at)::timestamptz IS NOT NULL AND s.venue_id IS NOT NULL
-                            THEN venue_cell_index(\(query.at)::timestamptz, s.timezone, s.utc_offset_min) END AS cell,
+            found AS MATERIALIZED (
+                SELECT s.venue_id AS id, ST_Distance(s.location, q.point, false) AS distance, s.overall_dbfs,
+                       venue_cell_index(\(query.at)::timestamptz, s.timezone, s.utc_offset_min) AS cell, s.levels
+                FROM venue_levels s CROSS JOIN q
+                WHERE \(filtered) AND ST_DWithin(s.location, q.point, \(query.radiusMetres), false)
+                  AND (\(query.category)::text IS NULL OR s.category = \(query.category)::text)
+                  AND s.venue_id IS DISTINCT FROM \(query.excludingVenueID)::bigint
+                UNION ALL
+                SELECT v.id, ST_Distance(v.location, q.point, false), s.overall_dbfs,
+                       CASE WHEN s.venue_id IS NOT NULL
+                            THEN venue_cell_index(\(query.at)::timestamptz, s.timezone, s.utc_offset_min) END,
                        s.levels
                 FROM venues v CROSS JOIN q
                 LEFT JOIN venue_levels s ON s.venue_id = v.id
-                WHERE ST_DWithin(v.location, q.point, \(query.radiusMetres), false)
+                WHERE NOT \(filtered) AND ST_DWithin(v.location, q.point, \(query.radiusMetres), false)
                   AND (\(query.category)::text IS NULL OR v.category = \(query.category)::text)
                   AND v.id IS DISTINCT FROM \(query.excludingVenueID)::bigint),
-            leveled AS (
+            leveled AS MATERIALIZED (
                 SELECT f.id, f.distance, f.cell,
                        floor((f.overall_dbfs + \(referenceOffsetDB)) * 10 + 0.5) / 10 AS overall,
                        floor((CASE WHEN \(query.at)::timestamptz IS NULL THEN f.overall_dbfs ELSE f.levels[f.cell] END
@@ -134,9 +154,9 @@ public struct VenueSearchRepository: Sendable {
                 WHERE (NOT \(filtered) OR (
                         l.level IS NOT NULL
                         AND (\(maximum)::float8 IS NULL OR l.level <= \(maximum)::float8)
-                        AND (cardinality(\(lows)::float8[]) = 0 OR EXISTS (
-                            SELECT 1 FROM unnest(\(lows)::float8[], \(highs)::float8[]) AS b(low, high)
-                            WHERE l.level >= b.low AND l.level < b.high))))
+                        AND (\(below)::float8 IS NULL OR l.level < \(below)::float8)
+                        AND (cardinality(\(bandIndexes)::integer[]) = 0
+                             OR width_bucket(l.level, \(bounds)::float8[]) = ANY(\(bandIndexes)::integer[]))))
                   AND (\(after == nil) OR (
                         CASE WHEN \(byLevel)
                              THEN (coalesce(l.level, \(noLevel)), l.distance, l.id)

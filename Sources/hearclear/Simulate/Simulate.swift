@@ -10,13 +10,16 @@ struct Simulate: AsyncParsableCommand {
             check-ins over the last --days days with speech-and-music-like 1-second noise, each evening a \
             little louder or quieter than the venue's usual for that hour (--occasion-sd); a --contamination \
             share of them is spoiled (pocket dropouts, bumps, stuck meters, always-full-scale devices, \
-            check-ins made at another venue). Sends them to --url and writes the ground truth to --truth.
+            check-ins made at another venue). A --hide-cells share of the true cells gets no check-ins at all. \
+            Sends them to --url and writes the ground truth to --truth.
 
             With --evaluate TRUTH: reads the served grids and check-in judgements and prints the mean \
             absolute error (dB) and the share of correct labels over cells with at least 3 check-ins, for \
             the server, the 2013 method (mean of amplitudes, ± 1 SD, on the 2013 server's own clock: UTC unless \
             --legacy-server-zone), the same estimator on venue-local cells, a plain energetic mean and an oracle \
-            (the median of only the clean check-ins). Only loopback or your own test hosts are fit targets.
+            (the median of only the clean check-ins); then, for the hidden cells, the server's estimates \
+            (MAE, share of true levels inside the stated range) beside the naive guess of the venue's overall \
+            level. Only loopback or your own test hosts are fit targets.
             """
     )
 
@@ -34,6 +37,12 @@ struct Simulate: AsyncParsableCommand {
             option.
             """)
     var occasionSD = 2.0
+    @Option(
+        help: """
+            Share of the true cells (venue × weekday × hour) whose check-ins are not sent, 0…0.9: --evaluate \
+            scores the server's estimates for them against the truth. 0 gives the cities of before this option.
+            """)
+    var hideCells = 0.2
     @Option(help: "Where to write the ground truth.") var truth = "simulation-truth.json"
     @Option(help: "Evaluate the served grid against this ground truth file instead of simulating.")
     var evaluate: String?
@@ -47,6 +56,7 @@ struct Simulate: AsyncParsableCommand {
         guard (1...13).contains(days) else { throw ValidationError("--days must be 1…13") }
         guard (0...1).contains(contamination) else { throw ValidationError("--contamination must be 0…1") }
         guard rate > 0, rate <= 20 else { throw ValidationError("--rate must be in (0, 20]") }
+        guard (0...0.9).contains(hideCells) else { throw ValidationError("--hide-cells must be 0…0.9") }
         guard (0...10).contains(occasionSD) else { throw ValidationError("--occasion-sd must be 0…10 dB") }
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be 1…256") }
         guard TimeZone(identifier: legacyServerZone) != nil else {
@@ -76,13 +86,15 @@ struct Simulate: AsyncParsableCommand {
     }
 
     private func simulate(_ client: SimulationClient) async throws {
-        let city = SimulatedCity(
+        var city = SimulatedCity(
             seed: seed, venueCount: venues, days: days, contamination: contamination, rate: rate,
             occasionSD: occasionSD)
+        let hidden = city.hideCells(share: hideCells, seed: seed)
         let spoiled = city.checkins.count { $0.truth.contamination != nil }
         print(
             "city: \(city.venues.count) venues, \(city.devices.count) devices, \(city.checkins.count) check-ins "
-                + "(\(spoiled) spoiled) over \(days) days; sending to \(client.endpoint)…")
+                + "(\(spoiled) spoiled) over \(days) days, \(hidden.count) cells hidden; sending to \(client.endpoint)…"
+        )
         let progress = ProgressBar(total: city.checkins.count, label: "check-ins")
         var sent = 0
         var failures: [String] = []
@@ -107,7 +119,8 @@ struct Simulate: AsyncParsableCommand {
             }
         }
         progress.finish(sent)
-        try city.truth(seed: seed, contamination: contamination, occasionSD: occasionSD).write(truth)
+        try city.truth(seed: seed, contamination: contamination, occasionSD: occasionSD, hiddenCells: hidden)
+            .write(truth)
         if let last = city.checkins.last?.truth.id { try await waitForJudgement(of: last, client: client) }
         print("sent \(sent - failures.count) check-ins, \(failures.count) refused; truth written to \(truth)")
         if let first = failures.first { print("first refusal: \(first)") }

@@ -81,8 +81,37 @@ struct SimulatedCity {
         }
     }
 
+    /// Leaves out every check-in of about `share` of the true cells (a draw per cell from its own
+    /// seed, so the rest of the city is what it would have been); returns the hidden cells' keys.
+    mutating func hideCells(share: Double, seed: UInt64) -> Set<String> {
+        guard share > 0 else { return [] }
+        var hidden: Set<String> = []
+        for venue in venues {
+            for weekday in 1...7 {
+                for hour in 0..<24 where venue.trueLevelDB(weekday: weekday, hour: hour) != nil {
+                    let key = "\(venue.id)|\(weekday)|\(hour)"
+                    var draw = SplitMix64(seed: seed ^ Self.fnv1a(key))
+                    if draw.unit() < share { hidden.insert(key) }
+                }
+            }
+        }
+        checkins.removeAll { hidden.contains("\($0.truth.venue)|\($0.truth.weekday)|\($0.truth.hour)") }
+        return hidden
+    }
+
+    private static func fnv1a(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hash
+    }
+
     /// The true levels of every open hour of every venue.
-    func truth(seed: UInt64, contamination: Double, occasionSD: Double) -> SimulationTruth {
+    func truth(
+        seed: UInt64, contamination: Double, occasionSD: Double, hiddenCells: Set<String> = []
+    ) -> SimulationTruth {
         let venueTruths = venues.map { venue in
             SimulationTruth.VenueTruth(
                 venue: venue,
@@ -97,7 +126,8 @@ struct SimulatedCity {
         return SimulationTruth(
             seed: seed, contamination: contamination, occasionSD: occasionSD,
             referenceOffsetDB: SimulatedSession.referenceOffsetDB,
-            venues: venueTruths, devices: devices, checkins: checkins.map(\.truth))
+            venues: venueTruths, devices: devices, checkins: checkins.map(\.truth),
+            hiddenCells: hiddenCells.isEmpty ? nil : hiddenCells.sorted())
     }
 
     /// The v2 body of a planned check-in.

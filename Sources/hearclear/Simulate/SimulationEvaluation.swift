@@ -18,7 +18,8 @@ struct SimulationEvaluation {
         let label = { (level: Double) -> String in
             bands.first { $0.below.map { level < $0 } ?? true }?.label ?? "?"
         }
-        let served = try await servedLevels()
+        let grids = try await servedGrids()
+        let served = grids.measured
         let judged = try await judgements()
         let offset = truth.referenceOffsetDB
         let byCell = Dictionary(grouping: truth.checkins) { "\($0.venue)|\($0.weekday)|\($0.hour)" }
@@ -86,6 +87,7 @@ struct SimulationEvaluation {
                     + "labels %.1f vs %.1f %% (%+.1f points)",
                 both.count, serverMAE, oracleMAE, (serverMAE / oracleMAE - 1) * 100, serverLabels * 100,
                 oracleLabels * 100, (serverLabels - oracleLabels) * 100))
+        lines.append(contentsOf: try await estimates(grids.estimated, trueLevels: trueLevels, label: label))
         lines.append(contentsOf: detection(judged.mapValues(\.status)))
         if worst > 0 {
             lines.append(contentsOf: worstCells(evaluated, served: served, judged: judged, label: label))
@@ -143,9 +145,58 @@ struct SimulationEvaluation {
         return (body["bands"] as? [[String: Any]] ?? []).map { ($0["label"] as? String ?? "?", $0["below"] as? Double) }
     }
 
-    /// Served cell levels keyed `venue|weekday|hour`.
-    private func servedLevels() async throws -> [String: Double] {
+    /// The hidden cells: the server's estimates against the truth, beside the venue's overall level.
+    private func estimates(
+        _ estimated: [String: (level: Double, range: ClosedRange<Double>)], trueLevels: [String: Double],
+        label: (Double) -> String
+    ) async throws -> [String] {
+        guard let hidden = truth.hiddenCells, !hidden.isEmpty else { return [] }
+        var overall: [String: Double] = [:]
+        for venue in truth.venues.map(\.venue.id) {
+            if let level = try await client.object("/api/v2/venues/\(venue)")?["level"] as? Double {
+                overall[venue] = level
+            }
+        }
+        var estimate = MethodScore(name: "server's estimates")
+        var naive = MethodScore(name: "venue's overall level")
+        var naiveAll = MethodScore(name: "venue's overall level")
+        var inside = 0
+        var widths: [Double] = []
+        for key in hidden {
+            guard let trueDB = trueLevels[key] else { continue }
+            let venue = String(key.prefix { $0 != "|" })
+            naiveAll.add(cell: key, estimate: overall[venue], truth: trueDB, label: label)
+            guard let served = estimated[key] else { continue }
+            estimate.add(cell: key, estimate: served.level, truth: trueDB, label: label)
+            naive.add(cell: key, estimate: overall[venue], truth: trueDB, label: label)
+            if served.range.contains(trueDB) { inside += 1 }
+            widths.append(served.range.upperBound - served.range.lowerBound)
+        }
+        let answered = estimate.errors.count
+        let both = Set(estimate.errors.keys).intersection(naive.errors.keys)
+        let (estimateMAE, estimateLabels) = estimate.restricted(to: both)
+        let (naiveMAE, naiveLabels) = naive.restricted(to: both)
+        return [
+            "hidden cells (no check-ins sent): \(hidden.count); the server estimated \(answered) "
+                + String(format: "(%.1f %%)", 100 * Double(answered) / Double(max(1, hidden.count))),
+            String(
+                format: "  estimates: MAE %.2f dB, labels %.1f %%, truth inside the stated range %.1f %% "
+                    + "(a 95 %% range; mean width %.1f dB)",
+                estimateMAE, estimateLabels * 100, 100 * Double(inside) / Double(max(1, answered)),
+                widths.isEmpty ? Double.nan : widths.reduce(0, +) / Double(widths.count)),
+            String(
+                format: "  naive guess (the venue's overall level) on the same %d cells: MAE %.2f dB, labels %.1f %%; "
+                    + "on all hidden cells: MAE %.2f dB",
+                both.count, naiveMAE, naiveLabels * 100, naiveAll.meanAbsoluteError),
+        ]
+    }
+
+    /// Served cells keyed `venue|weekday|hour`: measured levels, and estimates with their range.
+    private func servedGrids() async throws -> (
+        measured: [String: Double], estimated: [String: (level: Double, range: ClosedRange<Double>)]
+    ) {
         var levels: [String: Double] = [:]
+        var estimated: [String: (level: Double, range: ClosedRange<Double>)] = [:]
         for venue in truth.venues.map(\.venue.id) {
             let grid = try await client.object("/api/v2/venues/\(venue)/loudness") ?? [:]
             for day in grid["days"] as? [[String: Any]] ?? [] {
@@ -154,13 +205,18 @@ struct SimulationEvaluation {
                         .firstIndex(of: name)
                 else { continue }
                 for hour in day["hours"] as? [[String: Any]] ?? [] {
-                    if let h = hour["hour"] as? Int, let level = hour["level"] as? Double {
-                        levels["\(venue)|\(weekday + 1)|\(h)"] = level
+                    guard let h = hour["hour"] as? Int, let level = hour["level"] as? Double else { continue }
+                    let key = "\(venue)|\(weekday + 1)|\(h)"
+                    if hour["estimated"] as? Bool == true {
+                        let range = hour["range"] as? [Double] ?? [level, level]
+                        estimated[key] = (level, range[0]...range[1])
+                    } else {
+                        levels[key] = level
                     }
                 }
             }
         }
-        return levels
+        return (levels, estimated)
     }
 
     /// How the server judged one check-in.

@@ -39,6 +39,9 @@ struct SimulationTruth: Codable {
     var venues: [VenueTruth]
     var devices: [SimulatedDevice]
     var checkins: [Checkin]
+    /// Cells (`venue|weekday|hour`) whose check-ins were not sent (`--hide-cells`), to score the
+    /// server's estimates for cells without data; `nil` in truth files written before.
+    var hiddenCells: [String]?
 
     static func read(_ path: String) throws -> SimulationTruth {
         try JSONDecoder().decode(SimulationTruth.self, from: Data(contentsOf: URL(fileURLWithPath: path)))

@@ -35,6 +35,11 @@ struct FieldRules {
             fail(pointer, "must not be empty")
             return nil
         }
+        // PostgreSQL's text cannot hold NUL: refused here rather than failing the statement.
+        if trimmed.unicodeScalars.contains("\u{0}") {
+            fail(pointer, "must not contain the NUL character")
+            return nil
+        }
         // Unicode scalars, as PostgreSQL's length() counts them, not grapheme clusters.
         if trimmed.unicodeScalars.count > maxLength {
             fail(pointer, "must be at most \(maxLength) characters")

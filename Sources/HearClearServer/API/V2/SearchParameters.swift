@@ -77,8 +77,16 @@ struct SearchParameters {
             fail("at", "at must be `now` or an RFC 3339 instant with its offset, e.g. 2026-11-27T21:00:00+00:00")
             return nil
         }
+        guard Self.instants.contains(timestamp.date) else {
+            fail("at", "at must be an instant in the years 2000 to 2099")
+            return nil
+        }
         return timestamp.date
     }
+
+    /// The instants `at` may name: 2000-01-01T00:00Z up to 2100-01-01T00:00Z (answers echo `at`
+    /// in RFC 3339, whose year has four digits).
+    static let instants = Date(timeIntervalSince1970: 946_684_800)..<Date(timeIntervalSince1970: 4_102_444_800)
 
     /// `maxLevel` in dB; `nil` when absent.
     mutating func maxLevel() -> Double? {
@@ -111,8 +119,8 @@ struct SearchParameters {
     /// `category`: 1–100 characters; `nil` when absent.
     mutating func category() -> String? {
         guard let text = query["category"] else { return nil }
-        guard !text.isEmpty, text.count <= 100 else {
-            fail("category", "category must be 1 to 100 characters")
+        guard !text.isEmpty, text.unicodeScalars.count <= 100, !text.unicodeScalars.contains("\u{0}") else {
+            fail("category", "category must be 1 to 100 characters, none of them NUL")
             return nil
         }
         return text
@@ -206,7 +214,8 @@ struct SearchCursor: Codable, Equatable {
         while base64.count % 4 != 0 { base64 += "=" }
         guard encoded.count <= 1_000, let data = Data(base64Encoded: base64),
             let cursor = try? JSONDecoder().decode(SearchCursor.self, from: data),
-            cursor.position.distanceMetres.isFinite, cursor.position.levelDB?.isFinite ?? true
+            cursor.position.distanceMetres.isFinite, cursor.position.levelDB?.isFinite ?? true,
+            cursor.at.map(SearchParameters.instants.contains) ?? true
         else { return nil }
         self = cursor
     }
