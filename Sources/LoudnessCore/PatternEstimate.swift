@@ -43,13 +43,15 @@ public struct PatternEstimate: Sendable, Equatable {
 /// ``VenueProfile/residualScaleDB``). With σ the within-cell scale (``PooledScale``, floored at
 /// 1 dB), `τ² = max(s² − σ², 1)` as in ``CellContext``, and the standard error is
 /// `√(τ² + s²/n_d + s²/n_h)`. Two guards keep the range honest: the standard error is at least
-/// ``minimumScaleDB``, and the range is never narrower than the widest measured cell's of the
-/// venue plus ``widerThanMeasuredDB``.
+/// ``minimumScaleDB``, and the range's half-width is at least the venue's median measured
+/// half-width plus ``widerThanMeasuredDB``. (The widest measured range, tried first, made
+/// estimates useless: a one-device cell's ±10 dB set every estimate of its venue, and the
+/// simulated city's estimates held the truth 99.6 % of the time with a mean width of 22.8 dB.)
 public struct PatternEstimator: Sendable {
     /// Smallest standard error of an estimate, dB. Default 1.5 (a range of at least ±2.9 dB).
     public static let minimumScaleDB: Double = 1.5
-    /// How much wider than the venue's widest measured range an estimate's half-width is, at
-    /// least, dB. Default 1.
+    /// How much wider than the venue's median measured half-width an estimate's half-width is,
+    /// at least, dB. Default 1.
     public static let widerThanMeasuredDB: Double = 1
 
     public init() {}
@@ -65,8 +67,9 @@ public struct PatternEstimator: Sendable {
         let sigma = max(PooledScale.withinCells(hours.map { kept[$0] ?? [] }) ?? 1, 1)
         let s = max(profile.residualScaleDB, 1)
         let tauSquared = max(s * s - sigma * sigma, 1)
-        let widestMeasured = measured.values.map { ($0.rangeDB.upperBound - $0.rangeDB.lowerBound) / 2 }.max() ?? 0
-        let minimumScale = max(Self.minimumScaleDB, (widestMeasured + Self.widerThanMeasuredDB) / 1.96)
+        let typicalMeasured =
+            RobustStatistics.median(measured.values.map { ($0.rangeDB.upperBound - $0.rangeDB.lowerBound) / 2 }) ?? 0
+        let minimumScale = max(Self.minimumScaleDB, (typicalMeasured + Self.widerThanMeasuredDB) / 1.96)
         var estimates: [LocalHour: PatternEstimate] = [:]
         for weekday in 1...7 {
             for hour in 0..<24 {

@@ -445,10 +445,13 @@ struct SearchTests {
                 $0["estimated"] as? Bool == false
             }
             #expect(measured.count == 8)
-            for cell in measured {
+            // Wider than a typical measured cell's (their median width), and at least ±2.9 dB.
+            let widths = try measured.map { cell in
                 let measuredRange = try #require(cell["range"] as? [Double])
-                #expect(range[1] - range[0] > measuredRange[1] - measuredRange[0])
-            }
+                return measuredRange[1] - measuredRange[0]
+            }.sorted()
+            #expect(range[1] - range[0] > (widths[3] + widths[4]) / 2)
+            #expect(range[1] - range[0] >= 2 * 1.96 * 1.5 - 0.2)
             // No basis for 3 am (no check-ins at 3 h on any day) or Thursday (none on Thursdays).
             #expect(JSONProbe.cell(grid, day: "wednesday", hour: 3) == nil)
             #expect(JSONProbe.cell(grid, day: "thursday", hour: 12) == nil)
