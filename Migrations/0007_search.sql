@@ -77,30 +77,28 @@ CREATE FUNCTION refresh_venue_levels(venue_ids bigint[]) RETURNS void LANGUAGE s
       AND NOT EXISTS (SELECT 1 FROM loudness_cells l WHERE l.venue_id = s.venue_id);
     INSERT INTO venue_levels AS s (
         venue_id, location, category, overall_dbfs, levels, measured, timezone, utc_offset_min)
-    SELECT v.id, v.location, v.category,
-           (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY l.level_dbfs)
-            FROM loudness_cells l WHERE l.venue_id = v.id AND NOT l.estimated),
-           (SELECT array_agg(l.level_dbfs ORDER BY g.i)
-            FROM generate_series(0, 167) AS g(i)
-            LEFT JOIN loudness_cells l
-              ON l.venue_id = v.id AND l.weekday = g.i / 24 + 1 AND l.hour = g.i % 24),
-           (SELECT array_agg(coalesce(NOT l.estimated, false) ORDER BY g.i)
-            FROM generate_series(0, 167) AS g(i)
-            LEFT JOIN loudness_cells l
-              ON l.venue_id = v.id AND l.weekday = g.i / 24 + 1 AND l.hour = g.i % 24),
-           known_time_zone(v.timezone),
-           CASE WHEN known_time_zone(v.timezone) IS NULL THEN
-               (SELECT mode() WITHIN GROUP (ORDER BY c.utc_offsets_min[1])
+    SELECT v.id, v.location, v.category, c.overall, c.levels, c.measured, z.zone,
+           CASE WHEN z.zone IS NULL THEN
+               (SELECT mode() WITHIN GROUP (ORDER BY k.utc_offsets_min[1])
                 FROM (SELECT utc_offsets_min FROM checkins
                       WHERE venue_id = v.id AND status = 'included'
-                      ORDER BY started_at DESC LIMIT 200) AS c)
+                      ORDER BY started_at DESC LIMIT 200) AS k)
            END
     FROM venues v
-    WHERE v.id = ANY(venue_ids)
-      AND EXISTS (SELECT 1 FROM loudness_cells l WHERE l.venue_id = v.id)
+    CROSS JOIN LATERAL (SELECT known_time_zone(v.timezone) AS zone) AS z
+    -- One pass over the venue's cells builds all three.
+    CROSS JOIN LATERAL (
+        SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY l.level_dbfs) FILTER (WHERE NOT l.estimated) AS overall,
+               array_agg(l.level_dbfs ORDER BY g.i) AS levels,
+               array_agg(coalesce(NOT l.estimated, false) ORDER BY g.i) AS measured,
+               count(l.venue_id) AS cells
+        FROM generate_series(0, 167) AS g(i)
+        LEFT JOIN loudness_cells l
+          ON l.venue_id = v.id AND l.weekday = g.i / 24 + 1 AND l.hour = g.i % 24) AS c
+    WHERE v.id = ANY(venue_ids) AND c.cells > 0
     ON CONFLICT (venue_id) DO UPDATE SET
-        location = EXCLUDED.location, category = EXCLUDED.category, overall_dbfs = EXCLUDED.overall_dbfs, levels = EXCLUDED.levels, measured = EXCLUDED.measured,
-        timezone = EXCLUDED.timezone, utc_offset_min = EXCLUDED.utc_offset_min, updated_at = now();
+        location = EXCLUDED.location, category = EXCLUDED.category, overall_dbfs = EXCLUDED.overall_dbfs,
+        levels = EXCLUDED.levels, measured = EXCLUDED.measured, timezone = EXCLUDED.timezone, utc_offset_min = EXCLUDED.utc_offset_min, updated_at = now();
 $$;
 
 SELECT refresh_venue_levels(array_agg(id)) FROM venues;

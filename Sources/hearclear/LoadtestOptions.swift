@@ -1,4 +1,5 @@
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
 
 /// What every `loadtest` takes: the server, how many clients, for how long.
@@ -21,4 +22,21 @@ struct LoadtestOptions: ParsableArguments {
 
     /// The base URL without a trailing slash.
     var endpoint: String { url.hasSuffix("/") ? String(url.dropLast()) : url }
+
+    /// Runs `body` with an HTTP client of one kept-alive connection per client (and one to
+    /// spare), decompressing answers up to 64 MiB, and shuts the client down however it ends.
+    func withHTTPClient<T>(_ body: (HTTPClient) async throws -> T) async throws -> T {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = clients + 1
+        configuration.decompression = .enabled(limit: .size(64 << 20))
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        do {
+            let result = try await body(client)
+            try await client.shutdown()
+            return result
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
 }

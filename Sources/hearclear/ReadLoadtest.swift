@@ -91,17 +91,7 @@ struct ReadLoadtest: AsyncParsableCommand {
 
     func run() async throws {
         let mix = try Mix(mix)
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = clients + 1
-        configuration.decompression = .enabled(limit: .size(64 << 20))
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        do {
-            try await run(client: client, mix: mix)
-            try await client.shutdown()
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
+        try await target.withHTTPClient { client in try await run(client: client, mix: mix) }
     }
 
     private func run(client: HTTPClient, mix: Mix) async throws {

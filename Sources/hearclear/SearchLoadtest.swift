@@ -71,17 +71,7 @@ struct SearchLoadtest: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = target.clients + 1
-        configuration.decompression = .enabled(limit: .size(64 << 20))
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        do {
-            try await run(client: client)
-            try await client.shutdown()
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
+        try await target.withHTTPClient { client in try await run(client: client) }
     }
 
     private func run(client: HTTPClient) async throws {

@@ -144,11 +144,17 @@ public struct LoudnessReads: Sendable {
 
     /// The overall level alone (no bands to read), as ``overall(_:bands:)`` computes it.
     public func overallLevel(venueID: Int64) async throws -> Double? {
-        Self.overallLevel(try await cells(venueID: venueID, bands: .standard))
+        Self.overallLevel(
+            try await storedCells(venueID: venueID).filter { !$0.estimated }.map { $0.levelDBFS + referenceOffsetDB })
     }
 
     private static func overallLevel(_ cells: [Cell]) -> Double? {
-        RobustStatistics.median(cells.filter { !$0.estimated }.map(\.unroundedLevelDB)).map(rounded)
+        overallLevel(cells.filter { !$0.estimated }.map(\.unroundedLevelDB))
+    }
+
+    /// The rounded median of measured cells' calibrated levels.
+    private static func overallLevel(_ calibratedLevels: [Double]) -> Double? {
+        RobustStatistics.median(calibratedLevels).map(rounded)
     }
 
     /// How many of the venue's check-ins are currently `included` in its cells.

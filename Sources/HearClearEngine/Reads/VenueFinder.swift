@@ -35,7 +35,7 @@ public struct VenueFinder: Sendable {
     }
 
     /// One venue found.
-    public struct Hit: Sendable, Equatable {
+    public struct Hit: Sendable {
         public var venue: Venue
         public var checkins: Int
         public var distanceMetres: Double
@@ -45,12 +45,6 @@ public struct VenueFinder: Sendable {
         public var cell: LoudnessReads.Cell?
         /// Where the hit sits in the order, for a cursor.
         public var position: VenueSearchQuery.Position
-
-        public static func == (a: Hit, b: Hit) -> Bool {
-            a.venue == b.venue && a.checkins == b.checkins && a.distanceMetres == b.distanceMetres
-                && a.overall?.levelDB == b.overall?.levelDB && a.overall?.label == b.overall?.label
-                && a.cell == b.cell && a.position == b.position
-        }
     }
 
     /// What to search for, in the API's terms.
@@ -181,13 +175,16 @@ public struct VenueFinder: Sendable {
         venue: Venue, similar: [Similar]
     )? {
         guard let venue = try await loudness.venue(externalID: externalID) else { return nil }
-        let own = try await database.read { [self] in try await store($0).pattern(venueID: venue.id) }
-        guard let own else { return (venue, []) }
-        let candidates = try await database.read { [self] in
+        // One read: the venue's own row comes with its neighbours' (it is the nearest of them).
+        let found = try await database.read { [self] in
             try await store($0).patterns(
                 latitude: venue.latitude, longitude: venue.longitude, radiusMetres: radiusMetres,
-                excluding: venue.id, limit: Self.similarCandidates)
+                limit: Self.similarCandidates + 1)
         }
+        guard let own = found.first(where: { $0.venue.id == venue.id })?.measuredLevelsDBFS else {
+            return (venue, [])
+        }
+        let candidates = found.filter { $0.venue.id != venue.id }.prefix(Self.similarCandidates)
         let similar = candidates.compactMap { candidate -> Similar? in
             guard let (difference, shared) = Self.difference(own, candidate.measuredLevelsDBFS) else { return nil }
             return Similar(

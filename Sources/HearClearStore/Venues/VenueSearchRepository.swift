@@ -196,29 +196,32 @@ public struct VenueSearchRepository: Sendable {
         return hits
     }
 
-    /// `venue_levels.levels` (alias `s`) as float8 with NaN for no cell: PostgresNIO decodes no
-    /// NULL array elements.
-    static let levelsWithoutNulls =
-        "array(SELECT coalesce(e::float8, 'NaN'::float8) FROM unnest(s.levels) WITH ORDINALITY AS u(e, i) ORDER BY i)"
+    /// The measured levels of `venue_levels` (alias `s`) as float8, NaN for no measured cell
+    /// (PostgresNIO decodes no NULL array elements); ``measuredLevels(_:)`` reads them back.
+    static let measuredLevelsWithoutNulls = """
+        array(SELECT CASE WHEN u.measured THEN coalesce(u.level::float8, 'NaN') ELSE 'NaN' END
+              FROM unnest(s.levels, s.measured) WITH ORDINALITY AS u(level, measured, i) ORDER BY u.i)
+        """
 
-    static let venueColumns =
-        "v.id, v.external_id, v.name, v.latitude, v.longitude, v.timezone, v.address, v.category, v.created_at, v.updated_at"
+    static func measuredLevels(_ levels: [Double]) -> [Double?] { levels.map { $0.isNaN ? nil : $0 } }
+
+    /// ``VenueRepository/columns`` of the venue aliased `v`.
+    static let venueColumns = VenueRepository.columns.split(separator: ", ").map { "v.\($0)" }.joined(separator: ", ")
 
     /// The levels of every venue with data within `radiusMetres` of a point (`venue_levels`
-    /// rows), nearest first, for comparing weekly patterns; `excluding` left out.
-    public func patterns(
-        latitude: Double, longitude: Double, radiusMetres: Double, excluding: Int64?, limit: Int
-    ) async throws -> [VenuePattern] {
+    /// rows), nearest first, for comparing weekly patterns.
+    public func patterns(latitude: Double, longitude: Double, radiusMetres: Double, limit: Int) async throws
+        -> [VenuePattern]
+    {
         let rows = try await client.query(
             """
             WITH q AS (SELECT ST_SetSRID(ST_MakePoint(\(longitude), \(latitude)), 4326)::geography AS point)
             SELECT \(unescaped: Self.venueColumns), coalesce(n.checkins, 0), ST_Distance(v.location, q.point, false),
-                   \(unescaped: Self.levelsWithoutNulls), s.measured, s.overall_dbfs::float8
+                   \(unescaped: Self.measuredLevelsWithoutNulls), s.overall_dbfs::float8
             FROM venues v CROSS JOIN q
             JOIN venue_levels s ON s.venue_id = v.id
             LEFT JOIN venue_counts n ON n.venue_id = v.id
             WHERE ST_DWithin(v.location, q.point, \(radiusMetres), false)
-              AND v.id IS DISTINCT FROM \(excluding)::bigint
             ORDER BY 12, v.id
             LIMIT \(limit)
             """,
@@ -230,12 +233,11 @@ public struct VenueSearchRepository: Sendable {
             let checkins = try columns.next(Int64.self)
             let distance = try columns.next(Double.self)
             let levels = try columns.next([Double].self)
-            let measured = try columns.next([Bool].self)
             let overall = try columns.next(Double?.self)
             patterns.append(
                 VenuePattern(
                     venue: venue, checkins: Int(checkins), distanceMetres: distance, overallDBFS: overall,
-                    measuredLevelsDBFS: zip(levels, measured).map { $1 && !$0.isNaN ? $0 : nil }))
+                    measuredLevelsDBFS: Self.measuredLevels(levels)))
         }
         return patterns
     }
@@ -259,17 +261,6 @@ public struct VenueSearchRepository: Sendable {
         return nil
     }
 
-    /// The measured levels of one venue (`nil` entries for cells without data), or `nil` when it
-    /// has no `venue_levels` row.
-    public func pattern(venueID: Int64) async throws -> [Double?]? {
-        let rows = try await client.query(
-            "SELECT \(unescaped: Self.levelsWithoutNulls), s.measured FROM venue_levels s WHERE s.venue_id = \(venueID)",
-            logger: logger)
-        for try await (levels, measured) in rows.decode(([Double], [Bool]).self) {
-            return zip(levels, measured).map { $1 && !$0.isNaN ? $0 : nil }
-        }
-        return nil
-    }
 }
 
 /// A venue's week of measured levels, for similarity.
@@ -285,7 +276,7 @@ public struct VenuePattern: Sendable, Equatable {
 }
 
 extension Venue {
-    /// A venue from ``VenueSearchRepository/venueColumns``.
+    /// A venue from ``VenueSearchRepository/venueColumns`` (``VenueRepository/columns``).
     init(reading columns: inout ColumnReader) throws {
         self.init(
             id: try columns.next(), externalID: try columns.next(), name: try columns.next(),

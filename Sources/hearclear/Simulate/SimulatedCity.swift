@@ -90,22 +90,13 @@ struct SimulatedCity {
             for weekday in 1...7 {
                 for hour in 0..<24 where venue.trueLevelDB(weekday: weekday, hour: hour) != nil {
                     let key = "\(venue.id)|\(weekday)|\(hour)"
-                    var draw = SplitMix64(seed: seed ^ Self.fnv1a(key))
+                    var draw = SplitMix64(seed: seed ^ FNV1a.hash(key))
                     if draw.unit() < share { hidden.insert(key) }
                 }
             }
         }
         checkins.removeAll { hidden.contains("\($0.truth.venue)|\($0.truth.weekday)|\($0.truth.hour)") }
         return hidden
-    }
-
-    private static func fnv1a(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        return hash
     }
 
     /// The true levels of every open hour of every venue.

@@ -33,7 +33,8 @@ struct SearchController {
         let category = parameters.category()
         let order = parameters.sort()
         let limit = parameters.limit()
-        let cursor = parameters.cursor(fingerprint: parameters.fingerprint())
+        let fingerprint = parameters.fingerprint()
+        let cursor = parameters.cursor(fingerprint: fingerprint)
         try parameters.check()
         guard let near else { throw Problem.validation(parameters.errors) }
         if let cursor, parameters.query["at"] != nil { at = cursor.at }
@@ -48,11 +49,11 @@ struct SearchController {
             ? page.hits.last.map { last in
                 parameters.next(
                     path: "/api/v2/venues",
-                    cursor: SearchCursor(fingerprint: parameters.fingerprint(), at: at, position: last.position))
+                    cursor: SearchCursor(fingerprint: fingerprint, at: at, position: last.position))
             } : nil
         let body = SearchBody(
             near: .init(latitude: near.latitude, longitude: near.longitude), radius: radius, at: at,
-            sort: order.rawValue, results: page.hits.map { SearchBody.Result($0, at: at) }, next: next)
+            sort: order.rawValue, results: page.hits.map(SearchBody.Result.init), next: next)
         return try JSONResponse.make(body, headers: [.cacheControl: reads.cacheControl])
     }
 
@@ -145,7 +146,7 @@ struct SearchBody: Encodable {
         /// The cell used at `at`; null without `at` or without a cell there.
         var loudness: LoudnessObject?
 
-        init(_ hit: VenueFinder.Hit, at: Date?) {
+        init(_ hit: VenueFinder.Hit) {
             venue = VenueBody(hit)
             distance = SearchBody.metres(hit.distanceMetres)
             loudness = hit.cell.map(LoudnessObject.init)

@@ -228,13 +228,6 @@ struct SearchCursor: Codable, Equatable {
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 
-    /// FNV-1a, 64 bits, in hex: stable across processes and instances (Swift's `Hasher` is not).
-    static func hash(_ text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        return String(hash, radix: 16)
-    }
+    /// ``FNV1a`` in hex: the same in every instance, so a cursor works on any of them.
+    static func hash(_ text: String) -> String { String(FNV1a.hash(text), radix: 16) }
 }
