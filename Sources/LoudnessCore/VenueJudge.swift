@@ -16,7 +16,8 @@
 ///    within-cell scale pooled over those pieces only: a rejected check-in changes no cell's level
 ///    or range.
 /// 5. Every empty cell of the week gets an estimate from the venue's weekday + hour pattern when
-///    the kept pieces give a basis for one (``PatternEstimator``).
+///    the kept pieces give a basis for one (``PatternEstimator``), else from venues of its
+///    category nearby when they give one (``NeighbourEstimator``).
 /// 6. For device bias, each comparable piece gets a residual against its cell estimated from the
 ///    other devices' counted pieces only.
 ///
@@ -31,6 +32,8 @@ public struct VenueJudge: Sendable {
     public var estimator = CellEstimator()
     /// Estimates for empty cells.
     public var patternEstimator = PatternEstimator()
+    /// Estimates for the empty cells the pattern leaves, from neighbours.
+    public var neighbourEstimator = NeighbourEstimator()
 
     /// `init()`: the defaults of docs/ARCHITECTURE.md, "Judging a venue".
     public init() {}
@@ -47,8 +50,10 @@ public struct VenueJudge: Sendable {
         let usable: Bool
     }
 
-    /// `judge(_:)`: the judgement of every check-in (in input order) and the venue's cells.
-    public func judge(_ checkins: [VenueCheckin]) -> VenueJudgement {
+    /// `judge(_:neighbours:)`: the judgement of every check-in (in input order) and the venue's
+    /// cells. `neighbours`: the measured levels of venues of the same category nearby, nearest
+    /// first, as ``NeighbourEstimator/estimates(measured:covered:neighbours:)`` takes them.
+    public func judge(_ checkins: [VenueCheckin], neighbours: [[Double?]] = []) -> VenueJudgement {
         let prepared = checkins.map(prepare)
         var pieces: [LocalHour: [Piece]] = [:]
         for (checkinIndex, checkin) in checkins.enumerated() where prepared[checkinIndex].usable {
@@ -92,7 +97,12 @@ public struct VenueJudge: Sendable {
                 of: checkins[index], prepared: prepared[index], index: index, isOutlier: outliers.contains(index),
                 flaggedHours: flagged[index], zScores: zScores[index], residuals: residuals[index])
         }
-        let estimates = patternEstimator.estimates(kept: counted.mapValues { $0.map(\.cell) }, measured: cells)
+        var estimates = patternEstimator.estimates(kept: counted.mapValues { $0.map(\.cell) }, measured: cells)
+        if !neighbours.isEmpty {
+            let nearby = neighbourEstimator.estimates(
+                measured: cells, covered: Set(estimates.keys), neighbours: neighbours)
+            estimates.merge(nearby) { pattern, _ in pattern }
+        }
         return VenueJudgement(checkins: judgements, cells: cells, estimates: estimates)
     }
 

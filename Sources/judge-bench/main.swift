@@ -12,7 +12,7 @@ let deviceCount = max(1, (arguments.dropFirst(2).first ?? nil) ?? (count * 9 / 1
 
 let checkins = (0..<count).map { index -> VenueCheckin in
     let cell = index % cellCount
-    let hour = LocalHour(weekday: 1 + cell / 24, hour: cell % 24)
+    let hour = LocalHour(cellIndex: cell)
     // A fixed spread of ±4 dB (the same venue on every run), and one check-in in 20 junk.
     let spread = Double((index * 37) % 81) / 10 - 4
     let level = -40 + Double(cell % 7) + spread + (index % 20 == 0 ? 25 : 0)

@@ -97,6 +97,8 @@ public struct Aggregator: Sendable {
         }
         let added = try await repository.checkins(venueIDs: Array(remembered.keys), newOnly: true, on: connection)
         let loaded = try await repository.checkins(venueIDs: unknown, newOnly: false, on: connection)
+        let neighbours = try await repository.neighbourLevels(
+            venueIDs: venueIDs, limit: NeighbourEstimator.maximumNeighbours, on: connection)
 
         var results: [AggregationResult] = []
         var states: [AggregationInput] = []
@@ -111,7 +113,7 @@ public struct Aggregator: Sendable {
                     venueID: venueID, timezone: header.timezone,
                     checkins: loaded[venueID] ?? [])
             }
-            let (result, stored) = Self.judgement(of: input, judge: judge)
+            let (result, stored) = Self.judgement(of: input, judge: judge, neighbours: neighbours[venueID] ?? [])
             results.append(result)
             states.append(stored)
         }
@@ -135,8 +137,11 @@ public struct Aggregator: Sendable {
 
     /// The pure part: the judgement of a venue, as the rows that change, and the venue as it is
     /// stored once they are written (what a full read would return). Check-ins not cleaned yet are
-    /// cleaned here; the others are judged from their stored cleaning.
-    public static func judgement(of input: AggregationInput, judge: VenueJudge = VenueJudge())
+    /// cleaned here; the others are judged from their stored cleaning. `neighbours`: the measured
+    /// levels of venues of its category nearby (``AggregationRepository/neighbourLevels(venueIDs:limit:on:)``).
+    public static func judgement(
+        of input: AggregationInput, judge: VenueJudge = VenueJudge(), neighbours: [[Double?]] = []
+    )
         -> (result: AggregationResult, stored: AggregationInput)
     {
         let clock = input.timezone.flatMap(VenueClock.init(timeZoneIdentifier:))
@@ -167,7 +172,7 @@ public struct Aggregator: Sendable {
                     validSeconds: 0, levelDBFS: nil, status: judgement.status, reasons: judgement.reasons, hours: [])
             }
         }
-        let judged = judge.judge(prepared.map(\.checkin))
+        let judged = judge.judge(prepared.map(\.checkin), neighbours: neighbours)
         var newHours: [AggregationResult.Hour] = []
         var changedHours: [AggregationResult.Hour] = []
         for ((index, venueCheckin), judgement) in zip(prepared, judged.checkins) {

@@ -284,10 +284,54 @@ public struct AggregationRepository: Sendable {
         // Search reads one row per venue (docs/ARCHITECTURE.md, "Search"): rebuilt from the cells
         // just written, for the venues whose cells changed.
         let changedVenues = Set(replaced + removed.map(\.venueID) + upserted.map(\.venueID))
-        if !changedVenues.isEmpty {
-            try await connection.query(
-                "SELECT refresh_venue_levels(\(changedVenues.sorted())::bigint[])", logger: logger)
+        guard !changedVenues.isEmpty else { return }
+        let rows = try await connection.query(
+            "SELECT moved FROM refresh_venue_levels(\(changedVenues.sorted())::bigint[]) AS moved", logger: logger)
+        var moved: [Int64] = []
+        for try await venueID in rows.decode(Int64.self) { moved.append(venueID) }
+        guard !moved.isEmpty else { return }
+        // Venues whose measured cells moved change their neighbours' estimates: judge those
+        // again (from memory: they gained no check-ins). Their measured cells stay as they were,
+        // so this goes no further.
+        try await connection.query(
+            """
+            WITH neighbours AS (
+                SELECT DISTINCT n.venue_id
+                FROM venues v CROSS JOIN LATERAL category_neighbours(v.category, v.location) AS n
+                WHERE v.id = ANY(\(moved)) AND n.venue_id <> v.id),
+            \(unescaped: AggregationQueue.enqueueing(from: "neighbours", checkinsOnly: true, oneNotification: true))
+            SELECT count(*) FROM notified
+            """,
+            logger: logger)
+    }
+
+    /// The measured levels (dBFS by ``LocalHour/cellIndex``, `nil` where not measured) of up to
+    /// `limit` venues of each venue's category near it, nearest first (`category_neighbours`
+    /// in SQL), for the estimates of its empty cells. A venue without a category has none.
+    public func neighbourLevels(venueIDs: [Int64], limit: Int, on connection: PostgresConnection) async throws
+        -> [Int64: [[Double?]]]
+    {
+        guard !venueIDs.isEmpty else { return [:] }
+        let rows = try await connection.query(
+            """
+            SELECT v.id, n.levels
+            FROM venues v
+            CROSS JOIN LATERAL (
+                SELECT \(unescaped: VenueSearchRepository.measuredLevelsWithoutNulls) AS levels, c.distance
+                FROM category_neighbours(v.category, v.location) AS c
+                JOIN venue_levels s ON s.venue_id = c.venue_id
+                WHERE c.venue_id <> v.id
+                ORDER BY c.distance, c.venue_id
+                LIMIT \(limit)) AS n
+            WHERE v.id = ANY(\(venueIDs))
+            ORDER BY v.id, n.distance
+            """,
+            logger: logger)
+        var neighbours: [Int64: [[Double?]]] = [:]
+        for try await (venueID, levels) in rows.decode((Int64, [Double]).self) {
+            neighbours[venueID, default: []].append(VenueSearchRepository.measuredLevels(levels))
         }
+        return neighbours
     }
 
     private func upsertCells(_ upserted: [(venueID: Int64, cell: StoredCell)], on connection: PostgresConnection)

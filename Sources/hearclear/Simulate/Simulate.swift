@@ -10,7 +10,8 @@ struct Simulate: AsyncParsableCommand {
             check-ins over the last --days days with speech-and-music-like 1-second noise, each evening a \
             little louder or quieter than the venue's usual for that hour (--occasion-sd); a --contamination \
             share of them is spoiled (pocket dropouts, bumps, stuck meters, always-full-scale devices, \
-            check-ins made at another venue). A --hide-cells share of the true cells gets no check-ins at all. \
+            check-ins made at another venue). A --hide-cells share of the true cells gets no check-ins at all, \
+            nor does any weekday of a --hide-hours share of each venue's hours of the day. \
             Sends them to --url and writes the ground truth to --truth.
 
             With --evaluate TRUTH: reads the served grids and check-in judgements and prints the mean \
@@ -43,6 +44,13 @@ struct Simulate: AsyncParsableCommand {
             scores the server's estimates for them against the truth. 0 gives the cities of before this option.
             """)
     var hideCells = 0.2
+    @Option(
+        help: """
+            Share of each venue's hours of the day whose check-ins are not sent on any weekday, 0…0.9: the \
+            venue's own pattern cannot estimate those; venues of its kind nearby may. 0 gives the cities \
+            of before this option.
+            """)
+    var hideHours = 0.0
     @Option(help: "Where to write the ground truth.") var truth = "simulation-truth.json"
     @Option(help: "Evaluate the served grid against this ground truth file instead of simulating.")
     var evaluate: String?
@@ -57,6 +65,7 @@ struct Simulate: AsyncParsableCommand {
         guard (0...1).contains(contamination) else { throw ValidationError("--contamination must be 0…1") }
         guard rate > 0, rate <= 20 else { throw ValidationError("--rate must be in (0, 20]") }
         guard (0...0.9).contains(hideCells) else { throw ValidationError("--hide-cells must be 0…0.9") }
+        guard (0...0.9).contains(hideHours) else { throw ValidationError("--hide-hours must be 0…0.9") }
         guard (0...10).contains(occasionSD) else { throw ValidationError("--occasion-sd must be 0…10 dB") }
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be 1…256") }
         guard TimeZone(identifier: legacyServerZone) != nil else {
@@ -89,7 +98,7 @@ struct Simulate: AsyncParsableCommand {
         var city = SimulatedCity(
             seed: seed, venueCount: venues, days: days, contamination: contamination, rate: rate,
             occasionSD: occasionSD)
-        let hidden = city.hideCells(share: hideCells, seed: seed)
+        let hidden = city.hideCells(share: hideCells, hourShare: hideHours, seed: seed)
         let spoiled = city.checkins.count { $0.truth.contamination != nil }
         print(
             "city: \(city.venues.count) venues, \(city.devices.count) devices, \(city.checkins.count) check-ins "

@@ -81,17 +81,24 @@ struct SimulatedCity {
         }
     }
 
-    /// Leaves out every check-in of about `share` of the true cells (a draw per cell from its own
-    /// seed, so the rest of the city is what it would have been); returns the hidden cells' keys.
-    mutating func hideCells(share: Double, seed: UInt64) -> Set<String> {
-        guard share > 0 else { return [] }
+    /// Leaves out every check-in of about `share` of the true cells, and of every weekday of about
+    /// `hourShare` of each venue's open hours (a draw per cell or venue-hour from its own seed, so
+    /// the rest of the city is what it would have been); returns the hidden cells' keys. A venue
+    /// has no pattern to estimate a wholly hidden hour from; only its neighbours can.
+    mutating func hideCells(share: Double, hourShare: Double = 0, seed: UInt64) -> Set<String> {
+        guard share > 0 || hourShare > 0 else { return [] }
         var hidden: Set<String> = []
         for venue in venues {
+            var hiddenHours: Set<Int> = []
+            for hour in 0..<24 where hourShare > 0 {
+                var draw = SplitMix64(seed: seed ^ FNV1a.hash("\(venue.id)|hour|\(hour)"))
+                if draw.unit() < hourShare { hiddenHours.insert(hour) }
+            }
             for weekday in 1...7 {
                 for hour in 0..<24 where venue.trueLevelDB(weekday: weekday, hour: hour) != nil {
                     let key = "\(venue.id)|\(weekday)|\(hour)"
                     var draw = SplitMix64(seed: seed ^ FNV1a.hash(key))
-                    if draw.unit() < share { hidden.insert(key) }
+                    if draw.unit() < share || hiddenHours.contains(hour) { hidden.insert(key) }
                 }
             }
         }
@@ -137,7 +144,7 @@ struct SimulatedCity {
             "id": planned.truth.id,
             "venue": [
                 "id": venue.id, "name": venue.name, "latitude": venue.latitude, "longitude": venue.longitude,
-                "timezone": venue.timezone,
+                "timezone": venue.timezone, "category": venue.kind.rawValue,
             ],
             "device": ["id": planned.truth.device, "model": planned.model],
             "unit": "dbfs", "samples": samples,

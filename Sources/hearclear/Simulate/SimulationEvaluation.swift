@@ -145,10 +145,10 @@ struct SimulationEvaluation {
         return (body["bands"] as? [[String: Any]] ?? []).map { ($0["label"] as? String ?? "?", $0["below"] as? Double) }
     }
 
-    /// The hidden cells: the server's estimates against the truth, beside the venue's overall level.
+    /// The hidden cells: the server's estimates against the truth, beside the venue's overall level,
+    /// over all of them and by what they rest on.
     private func estimates(
-        _ estimated: [String: (level: Double, range: ClosedRange<Double>)], trueLevels: [String: Double],
-        label: (Double) -> String
+        _ estimated: [String: ServedEstimate], trueLevels: [String: Double], label: (Double) -> String
     ) async throws -> [String] {
         guard let hidden = truth.hiddenCells, !hidden.isEmpty else { return [] }
         var overall: [String: Double] = [:]
@@ -157,46 +157,66 @@ struct SimulationEvaluation {
                 overall[venue] = level
             }
         }
-        var estimate = MethodScore(name: "server's estimates")
-        var naive = MethodScore(name: "venue's overall level")
         var naiveAll = MethodScore(name: "venue's overall level")
-        var inside = 0
-        var widths: [Double] = []
         for key in hidden {
             guard let trueDB = trueLevels[key] else { continue }
-            let venue = String(key.prefix { $0 != "|" })
-            naiveAll.add(cell: key, estimate: overall[venue], truth: trueDB, label: label)
-            guard let served = estimated[key] else { continue }
-            estimate.add(cell: key, estimate: served.level, truth: trueDB, label: label)
-            naive.add(cell: key, estimate: overall[venue], truth: trueDB, label: label)
-            if served.range.contains(trueDB) { inside += 1 }
-            widths.append(served.range.upperBound - served.range.lowerBound)
+            naiveAll.add(cell: key, estimate: overall[String(key.prefix { $0 != "|" })], truth: trueDB, label: label)
         }
-        let answered = estimate.errors.count
-        let both = Set(estimate.errors.keys).intersection(naive.errors.keys)
-        let (estimateMAE, estimateLabels) = estimate.restricted(to: both)
-        let (naiveMAE, naiveLabels) = naive.restricted(to: both)
-        return [
-            "hidden cells (no check-ins sent): \(hidden.count); the server estimated \(answered) "
-                + String(format: "(%.1f %%)", 100 * Double(answered) / Double(max(1, hidden.count))),
-            String(
-                format: "  estimates: MAE %.2f dB, labels %.1f %%, truth inside the stated range %.1f %% "
-                    + "(a 95 %% range; mean width %.1f dB)",
-                estimateMAE, estimateLabels * 100, 100 * Double(inside) / Double(max(1, answered)),
-                widths.isEmpty ? Double.nan : widths.reduce(0, +) / Double(widths.count)),
-            String(
-                format: "  naive guess (the venue's overall level) on the same %d cells: MAE %.2f dB, labels %.1f %%; "
-                    + "on all hidden cells: MAE %.2f dB",
-                both.count, naiveMAE, naiveLabels * 100, naiveAll.meanAbsoluteError),
+        let answered = hidden.filter { estimated[$0] != nil && trueLevels[$0] != nil }
+        var lines = [
+            "hidden cells (no check-ins sent): \(hidden.count); the server estimated \(answered.count) "
+                + String(format: "(%.1f %%)", 100 * Double(answered.count) / Double(max(1, hidden.count)))
         ]
+        let bases = Set(answered.compactMap { estimated[$0]?.basis }).sorted()
+        for (name, keys) in [("estimates", answered)]
+            + bases.map({ basis in
+                ("  from \(basis)", answered.filter { estimated[$0]?.basis == basis })
+            })
+        {
+            var estimate = MethodScore(name: "server's estimates")
+            var naive = MethodScore(name: "venue's overall level")
+            var inside = 0
+            var widths: [Double] = []
+            for key in keys {
+                guard let trueDB = trueLevels[key], let served = estimated[key] else { continue }
+                estimate.add(cell: key, estimate: served.level, truth: trueDB, label: label)
+                naive.add(cell: key, estimate: overall[String(key.prefix { $0 != "|" })], truth: trueDB, label: label)
+                if served.range.contains(trueDB) { inside += 1 }
+                widths.append(served.range.upperBound - served.range.lowerBound)
+            }
+            let both = Set(estimate.errors.keys).intersection(naive.errors.keys)
+            let (estimateMAE, estimateLabels) = estimate.restricted(to: both)
+            let (naiveMAE, naiveLabels) = naive.restricted(to: both)
+            lines.append(
+                String(
+                    format: "  %@ (%d cells): MAE %.2f dB, labels %.1f %%, truth inside the stated range %.1f %% "
+                        + "(a 95 %% range; mean width %.1f dB); the venue's overall level there: MAE %.2f dB, "
+                        + "labels %.1f %%",
+                    name, keys.count, estimateMAE, estimateLabels * 100,
+                    100 * Double(inside) / Double(max(1, widths.count)),
+                    widths.isEmpty ? Double.nan : widths.reduce(0, +) / Double(widths.count), naiveMAE,
+                    naiveLabels * 100))
+        }
+        lines.append(
+            String(
+                format: "  the venue's overall level on all hidden cells: MAE %.2f dB", naiveAll.meanAbsoluteError))
+        return lines
+    }
+
+    /// An estimated cell as served.
+    struct ServedEstimate {
+        var level: Double
+        var range: ClosedRange<Double>
+        /// `venue_pattern`, `category_nearby`.
+        var basis: String
     }
 
     /// Served cells keyed `venue|weekday|hour`: measured levels, and estimates with their range.
     private func servedGrids() async throws -> (
-        measured: [String: Double], estimated: [String: (level: Double, range: ClosedRange<Double>)]
+        measured: [String: Double], estimated: [String: ServedEstimate]
     ) {
         var levels: [String: Double] = [:]
-        var estimated: [String: (level: Double, range: ClosedRange<Double>)] = [:]
+        var estimated: [String: ServedEstimate] = [:]
         for venue in truth.venues.map(\.venue.id) {
             let grid = try await client.object("/api/v2/venues/\(venue)/loudness") ?? [:]
             for day in grid["days"] as? [[String: Any]] ?? [] {
@@ -209,7 +229,8 @@ struct SimulationEvaluation {
                     let key = "\(venue)|\(weekday + 1)|\(h)"
                     if hour["estimated"] as? Bool == true {
                         let range = hour["range"] as? [Double] ?? [level, level]
-                        estimated[key] = (level, range[0]...range[1])
+                        estimated[key] = ServedEstimate(
+                            level: level, range: range[0]...range[1], basis: hour["basis"] as? String ?? "?")
                     } else {
                         levels[key] = level
                     }

@@ -17,8 +17,10 @@ struct LoudnessBody: Encodable {
         var checkins: Int
         var devices: Int
         var confidence: String
-        /// No check-ins of its own: predicted from the venue's pattern (docs/ARCHITECTURE.md).
+        /// No check-ins of its own: predicted (docs/ARCHITECTURE.md, "Estimates for empty cells").
         var estimated: Bool
+        /// What an estimate rests on (`venue_pattern`, `category_nearby`); absent for a measured cell.
+        var basis: String?
     }
 
     var venue: String
@@ -40,7 +42,8 @@ struct LoudnessBody: Encodable {
                     Hour(
                         hour: cell.localHour.hour, level: cell.levelDB, label: cell.label,
                         range: [cell.rangeDB.lowerBound, cell.rangeDB.upperBound], checkins: cell.checkins,
-                        devices: cell.devices, confidence: cell.confidence, estimated: cell.estimated)
+                        devices: cell.devices, confidence: cell.confidence, estimated: cell.estimated,
+                        basis: cell.basis?.rawValue)
                 })
         }
     }

@@ -105,7 +105,8 @@ struct SearchController {
     }
 }
 
-/// The loudness of the cell a search used: `{day, hour, level, label, range, confidence, estimated}`.
+/// The loudness of the cell a search used: `{day, hour, level, label, range, confidence, estimated}`,
+/// and an estimate's `basis`.
 struct LoudnessObject: Encodable, Equatable {
     var day: String
     var hour: Int
@@ -114,6 +115,8 @@ struct LoudnessObject: Encodable, Equatable {
     var range: [Double]
     var confidence: String
     var estimated: Bool
+    /// What an estimate rests on (`venue_pattern`, `category_nearby`); absent for a measured cell.
+    var basis: String?
 
     init(_ cell: LoudnessReads.Cell) {
         day = cell.localHour.weekdayName
@@ -123,6 +126,7 @@ struct LoudnessObject: Encodable, Equatable {
         range = [cell.rangeDB.lowerBound, cell.rangeDB.upperBound]
         confidence = cell.confidence
         estimated = cell.estimated
+        basis = cell.basis?.rawValue
     }
 }
 

@@ -1,0 +1,99 @@
+import Foundation
+import HearClearStore
+import HearClearTestSupport
+import LoudnessCore
+import PostgresNIO
+import Testing
+
+@testable import HearClearEngine
+
+/// Estimates from venues of the same category nearby, through the worker: a venue's empty cell is
+/// estimated from its neighbours' measured cells, and judged again when those change.
+@Suite("Estimates from neighbours")
+struct NeighbourEstimateTests {
+    let logger = engineTestLogger
+    /// 2026-11-18 10:00:00 UTC, a Wednesday (weekday 3).
+    static let wednesday = Date(timeIntervalSince1970: 1_794_996_000)
+
+    /// Stores one check-in a venue-local hour (UTC) at `base + (hour − 10)` dBFS, each from its own
+    /// device, and places the venue; answers its key.
+    func venue(
+        _ client: PostgresClient, _ name: String, hours: [Int], base: Double, category: String,
+        north metres: Double
+    ) async throws -> Int64 {
+        let checkins = CheckinRepository(client: client, logger: logger)
+        for hour in hours {
+            let submission = SubmissionFixture.submission(
+                venue: name, timezone: nil, device: "\(name)-\(hour)", levelDBFS: base + Double(hour - 10),
+                start: Self.wednesday.addingTimeInterval(Double(hour - 10) * 3_600 + 300), seconds: 120)
+            _ = try await checkins.ingest(submission, maxDistanceMetres: 250)
+        }
+        let key = try #require(try await AggregationQueue(client: client, logger: logger).venueKey(externalID: name))
+        try await client.query(
+            "UPDATE venues SET category = \(category), latitude = 51.5 + \(metres / 111_195), longitude = -0.12 WHERE id = \(key)",
+            logger: logger)
+        return key
+    }
+
+    func cell(_ client: PostgresClient, _ venueID: Int64, hour: Int) async throws -> StoredCell? {
+        try await LoudnessRepository(client: client, logger: logger).cells(venueID: venueID)
+            .first { $0.weekday == 3 && $0.hour == hour }
+    }
+
+    func drain(_ aggregator: Aggregator) async throws {
+        while !(try await aggregator.processNext(limit: 8).isEmpty) {}
+    }
+
+    @Test("an empty cell is estimated from three neighbours of its category, and follows them")
+    func estimatedFromNeighbours() async throws {
+        try await withTestDatabase { client, _ in
+            let aggregator = Aggregator(client: client, logger: logger)
+            // The venue: Wednesday 10–13 h. Its neighbours also measured 14 h; they are 3 dB
+            // quieter, 5 dB quieter and 2 dB louder than it, with the same hourly rise.
+            let pub = try await venue(client, "pub", hours: [10, 11, 12, 13], base: -40, category: "pub", north: 0)
+            try await aggregator.recompute(venueID: pub)
+            #expect(try await cell(client, pub, hour: 14) == nil, "no neighbour judged yet: no basis")
+
+            _ = try await venue(client, "pub-b", hours: [10, 11, 12, 13, 14], base: -43, category: "pub", north: 300)
+            _ = try await venue(client, "pub-c", hours: [10, 11, 12, 13, 14], base: -45, category: "pub", north: 600)
+            // Of another category: it does not count.
+            let cafe = try await venue(
+                client, "cafe-d", hours: [10, 11, 12, 13, 14], base: -38, category: "cafe", north: 900)
+            try await drain(aggregator)
+            #expect(try await cell(client, pub, hour: 14) == nil, "two neighbours of its category are not enough")
+
+            // The café becomes a pub: the trigger queues the venues around it; the venue is judged
+            // again with three neighbours.
+            try await client.query("UPDATE venues SET category = 'pub' WHERE id = \(cafe)", logger: logger)
+            try await drain(aggregator)
+            let estimate = try #require(try await cell(client, pub, hour: 14))
+            #expect(estimate.basis == .categoryNearby)
+            #expect(estimate.checkins == 0 && estimate.devices == 0 && estimate.confidence == "low")
+            // Each neighbour, shifted by its offset from the venue, says −40 + 4 = −36 dBFS.
+            #expect(abs(estimate.levelDBFS - -36) < 0.05)
+            #expect(estimate.rangeLowDBFS < -38.9 && estimate.rangeHighDBFS > -33.1, "at least ±2.9 dB")
+            #expect(try await cell(client, pub, hour: 15) == nil, "no neighbour measured 15 h")
+
+            // A neighbour's cells move by several dB: the worker re-judges the venue.
+            let checkins = CheckinRepository(client: client, logger: logger)
+            for device in 0..<4 {
+                _ = try await checkins.ingest(
+                    SubmissionFixture.submission(
+                        venue: "pub-b", timezone: nil, device: "loud-\(device)", levelDBFS: -20,
+                        start: Self.wednesday.addingTimeInterval(4 * 3_600 + 1_800 + Double(device) * 130),
+                        seconds: 120),
+                    maxDistanceMetres: 250)
+                _ = try await checkins.ingest(
+                    SubmissionFixture.submission(
+                        venue: "pub-c", timezone: nil, device: "loud-c-\(device)", levelDBFS: -20,
+                        start: Self.wednesday.addingTimeInterval(4 * 3_600 + 1_800 + Double(device) * 130),
+                        seconds: 120),
+                    maxDistanceMetres: 250)
+            }
+            try await drain(aggregator)
+            let moved = try #require(try await cell(client, pub, hour: 14))
+            #expect(moved.basis == .categoryNearby)
+            #expect(moved.levelDBFS > -33, "two of three neighbours are far louder at 14 h now")
+        }
+    }
+}
