@@ -434,6 +434,7 @@ struct SearchTests {
             let grid = try #require(try await JSONProbe.get("/api/v2/venues/pattern/loudness", from: client))
             let estimate = try #require(JSONProbe.cell(grid, day: "wednesday", hour: 20))
             #expect(estimate["estimated"] as? Bool == true)
+            #expect(estimate["basis"] as? String == "venue_pattern")
             #expect(estimate["checkins"] as? Int == 0)
             #expect(estimate["devices"] as? Int == 0)
             #expect(estimate["confidence"] as? String == "low")
@@ -445,6 +446,7 @@ struct SearchTests {
                 $0["estimated"] as? Bool == false
             }
             #expect(measured.count == 8)
+            #expect(measured.allSatisfy { $0["basis"] == nil }, "a measured cell has no basis")
             // Wider than a typical measured cell's (their median width), and at least ±2.9 dB.
             let widths = try measured.map { cell in
                 let measuredRange = try #require(cell["range"] as? [Double])
@@ -468,6 +470,7 @@ struct SearchTests {
                 try await JSONProbe.get("/api/v2/venues?near=0,0&radius=100&at=2026-11-25T20:30:00Z", from: client))
             let loudness = try #require(Self.results(found).first?["loudness"] as? [String: Any])
             #expect(loudness["estimated"] as? Bool == true)
+            #expect(loudness["basis"] as? String == "venue_pattern")
             #expect(loudness["level"] as? Double == level)
         }
     }
