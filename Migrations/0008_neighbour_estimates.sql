@@ -22,10 +22,27 @@ RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
                    WHERE am IS DISTINCT FROM bm OR (am AND abs(a - b) >= threshold_db))
 $$;
 
--- As in 0007, and now answers the venues whose measured cells moved by 0.5 dB or more (or that
--- gained or lost a measured cell, or their row).
+-- How far a venue's estimates reach: the distance of the farthest of the `neighbours` nearest
+-- venues of its category its estimates rest on, or NULL when it has fewer (then every venue of its
+-- category within 3 km counts). A venue whose cells move changes the estimates of the venues it
+-- is within reach of, and only theirs: a dozen or so, not every venue of its kind within 3 km.
+ALTER TABLE venue_levels ADD COLUMN neighbour_reach_m float8;
+
+CREATE FUNCTION neighbour_reach(venue bigint, of_category text, around geography, neighbours integer)
+RETURNS float8 LANGUAGE sql STABLE AS $$
+    SELECT CASE WHEN count(*) >= neighbours THEN max(k.distance) END
+    FROM (SELECT c.distance FROM category_neighbours(of_category, around) AS c
+          WHERE c.venue_id <> venue ORDER BY c.distance LIMIT neighbours) AS k
+$$;
+
+-- As in 0007, and also keeps each venue's reach (with its `neighbours`), and answers the venues
+-- whose measured cells moved by 0.5 dB or more (or that gained or lost a measured cell, or their
+-- row).
 DROP FUNCTION refresh_venue_levels(bigint[]);
-CREATE FUNCTION refresh_venue_levels(venue_ids bigint[]) RETURNS SETOF bigint LANGUAGE sql AS $$
+CREATE FUNCTION refresh_venue_levels(venue_ids bigint[], neighbours integer) RETURNS SETOF bigint
+LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN QUERY
     WITH before AS (
         SELECT venue_id, levels, measured FROM venue_levels WHERE venue_id = ANY(venue_ids)),
     removed AS (
@@ -64,7 +81,13 @@ CREATE FUNCTION refresh_venue_levels(venue_ids bigint[]) RETURNS SETOF bigint LA
     UNION ALL
     SELECT w.venue_id FROM written w LEFT JOIN before b ON b.venue_id = w.venue_id
     WHERE measured_levels_moved(b.levels, b.measured, w.levels, w.measured, 0.5);
+    -- Once every row of the batch is written, so that venues of one batch count each other.
+    UPDATE venue_levels s SET neighbour_reach_m = neighbour_reach(s.venue_id, s.category, s.location, neighbours)
+    WHERE s.venue_id = ANY(venue_ids);
+END
 $$;
+
+UPDATE venue_levels SET neighbour_reach_m = neighbour_reach(venue_id, category, location, 12);
 
 -- A venue moved or changed category: its search row follows at once (as in 0007), and it and
 -- the venues of its category around its old and new place are judged again, their estimates
@@ -86,4 +109,16 @@ BEGIN
     END IF;
     RETURN NULL;
 END
+$$;
+
+-- The venues whose estimates rest on (or would now rest on) one of these venues: of its category,
+-- with it within their reach (and a metre: a tie measured on another pair of venues may differ in
+-- the last digits). The worker queues them when these venues' measured cells moved.
+CREATE FUNCTION venues_within_reach_of(venue_ids bigint[]) RETURNS SETOF bigint LANGUAGE sql STABLE AS $$
+    SELECT DISTINCT n.venue_id
+    FROM venues v
+    CROSS JOIN LATERAL category_neighbours(v.category, v.location) AS c
+    JOIN venue_levels n ON n.venue_id = c.venue_id
+    WHERE v.id = ANY(venue_ids) AND n.venue_id <> v.id
+      AND c.distance <= coalesce(n.neighbour_reach_m + 1, 'Infinity');
 $$;

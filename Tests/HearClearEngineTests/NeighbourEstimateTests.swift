@@ -96,4 +96,66 @@ struct NeighbourEstimateTests {
             #expect(moved.levelDBFS > -33, "two of three neighbours are far louder at 14 h now")
         }
     }
+
+    @Test("a venue's reach is its 12th nearest neighbour's distance; a move re-judges only venues within reach")
+    func reach() async throws {
+        try await withTestDatabase { client, _ in
+            // Bars every 100 m due north of the first (and a pub beside it, which does not count),
+            // each with one measured cell.
+            var keys: [Int64] = []
+            for (index, category) in (Array(repeating: "bar", count: 15) + ["pub"]).enumerated() {
+                let north = category == "pub" ? 50.0 : Double(index) * 100
+                let rows = try await client.query(
+                    """
+                    INSERT INTO venues (external_id, name, latitude, longitude, category)
+                    VALUES (\("reach-\(index)"), 'reach', \(51.5 + north / 111_195), -0.12, \(category))
+                    RETURNING id
+                    """, logger: logger)
+                for try await key in rows.decode(Int64.self) { keys.append(key) }
+                try await client.query(
+                    """
+                    INSERT INTO loudness_cells (venue_id, weekday, hour, level_dbfs, range_low_dbfs, range_high_dbfs,
+                                                scale_db, checkins, devices, confidence)
+                    VALUES (\(keys[index]), 3, 20, -40, -42, -38, 1, 1, 1, 'low')
+                    """, logger: logger)
+            }
+            let moved = try await client.query(
+                "SELECT count(*) FROM refresh_venue_levels(\(keys)::bigint[], 12)", logger: logger)
+            for try await count in moved.decode(Int64.self) { #expect(count == 16, "every row is new: all moved") }
+
+            var reach: [Int64: Double] = [:]
+            var unbounded: Set<Int64> = []
+            for try await (key, metres) in try await client.query(
+                "SELECT venue_id, neighbour_reach_m::float8 FROM venue_levels", logger: logger
+            ).decode((Int64, Double?).self) {
+                if let metres { reach[key] = metres } else { unbounded.insert(key) }
+            }
+            // The first bar's 12th nearest bar is 1,200 m north: on PostGIS's sphere (radius
+            // 6,371,008.8 m) 1,200/111,195 degrees of latitude are 1,200.0009 m.
+            #expect(abs((reach[keys[0]] ?? 0) - 1_200) < 0.5)
+            // The 8th bar (700 m north) has 7 bars south and 7 north within 700 m, so its 12th
+            // nearest is 600 m away.
+            #expect(abs((reach[keys[7]] ?? 0) - 600) < 0.5)
+            // The pub has no other pub: no reach (every pub within 3 km would count).
+            #expect(unbounded == [keys[15]])
+
+            // When the last bar (1,400 m north) moves, only the bars that have it within reach are
+            // judged again: not the first (1,400 m away, reach 1,200 m).
+            var within: Set<Int64> = []
+            for try await key in try await client.query(
+                "SELECT * FROM venues_within_reach_of(ARRAY[\(keys[14])]::bigint[])", logger: logger
+            ).decode(Int64.self) {
+                within.insert(key)
+            }
+            // Bar k is (14 − k)·100 m from it; its reach is the distance of its 12th nearest bar,
+            // computed here by brute force over the bars' positions.
+            let expected = Set(
+                (0..<14).filter { k in
+                    let distances = (0..<15).filter { $0 != k }.map { abs($0 - k) * 100 }.sorted()
+                    return abs(14 - k) * 100 <= distances[11]
+                }.map { keys[$0] })
+            #expect(within == expected)
+            #expect(!within.contains(keys[0]) && !within.contains(keys[15]))
+        }
+    }
 }

@@ -286,19 +286,21 @@ public struct AggregationRepository: Sendable {
         let changedVenues = Set(replaced + removed.map(\.venueID) + upserted.map(\.venueID))
         guard !changedVenues.isEmpty else { return }
         let rows = try await connection.query(
-            "SELECT moved FROM refresh_venue_levels(\(changedVenues.sorted())::bigint[]) AS moved", logger: logger)
+            """
+            SELECT moved
+            FROM refresh_venue_levels(\(changedVenues.sorted())::bigint[], \(NeighbourEstimator.maximumNeighbours)::integer)
+              AS moved
+            """,
+            logger: logger)
         var moved: [Int64] = []
         for try await venueID in rows.decode(Int64.self) { moved.append(venueID) }
         guard !moved.isEmpty else { return }
-        // Venues whose measured cells moved change their neighbours' estimates: judge those
-        // again (from memory: they gained no check-ins). Their measured cells stay as they were,
-        // so this goes no further.
+        // Venues whose measured cells moved change the estimates of the venues they are within
+        // reach of: judge those again (from memory: they gained no check-ins). Their measured
+        // cells stay as they were, so this goes no further.
         try await connection.query(
             """
-            WITH neighbours AS (
-                SELECT DISTINCT n.venue_id
-                FROM venues v CROSS JOIN LATERAL category_neighbours(v.category, v.location) AS n
-                WHERE v.id = ANY(\(moved)) AND n.venue_id <> v.id),
+            WITH neighbours AS (SELECT venue_id FROM venues_within_reach_of(\(moved)) AS venue_id),
             \(unescaped: AggregationQueue.enqueueing(from: "neighbours", checkinsOnly: true, oneNotification: true))
             SELECT count(*) FROM notified
             """,
