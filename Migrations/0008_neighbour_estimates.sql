@@ -22,25 +22,42 @@ RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
                    WHERE am IS DISTINCT FROM bm OR (am AND abs(a - b) >= threshold_db))
 $$;
 
--- How far a venue's estimates reach: the distance of the farthest of the `neighbours` nearest
--- venues of its category its estimates rest on, or NULL when it has fewer (then every venue of its
--- category within 3 km counts). A venue whose cells move changes the estimates of the venues it
--- is within reach of, and only theirs: a dozen or so, not every venue of its kind within 3 km.
+-- How many neighbours a venue's estimates rest on at most: the nearest 12 of its category within
+-- 3 km. The worker reads them with this, and reaches are measured with it.
+CREATE FUNCTION neighbour_count() RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 12 $$;
+
+-- How far a venue's estimates reach: the distance of the farthest of its `neighbour_count()`
+-- nearest venues of its category, or NULL when it has fewer (then every venue of its category
+-- within 3 km counts). A venue whose cells move changes the estimates of the venues it is within
+-- reach of, and only theirs: a dozen or so, not every venue of its kind within 3 km.
 ALTER TABLE venue_levels ADD COLUMN neighbour_reach_m float8;
 
-CREATE FUNCTION neighbour_reach(venue bigint, of_category text, around geography, neighbours integer)
+CREATE FUNCTION neighbour_reach(venue bigint, of_category text, around geography)
 RETURNS float8 LANGUAGE sql STABLE AS $$
-    SELECT CASE WHEN count(*) >= neighbours THEN max(k.distance) END
+    SELECT CASE WHEN count(*) >= neighbour_count() THEN max(k.distance) END
     FROM (SELECT c.distance FROM category_neighbours(of_category, around) AS c
-          WHERE c.venue_id <> venue ORDER BY c.distance LIMIT neighbours) AS k
+          WHERE c.venue_id <> venue ORDER BY c.distance LIMIT neighbour_count()) AS k
 $$;
 
--- As in 0007, and also keeps each venue's reach (with its `neighbours`), and answers the venues
--- whose measured cells moved by 0.5 dB or more (or that gained or lost a measured cell, or their
--- row).
+-- Measures again the reach of the venues of a category that have a place within reach (and a
+-- metre: a tie measured on another pair of venues may differ in the last digits), when a venue
+-- arrives there or leaves it. A venue arriving can only shorten a reach, one leaving lengthen it.
+CREATE FUNCTION remeasure_reach(of_category text, around geography) RETURNS void LANGUAGE sql AS $$
+    UPDATE venue_levels s SET neighbour_reach_m = neighbour_reach(s.venue_id, s.category, s.location)
+    FROM category_neighbours(of_category, around) AS c
+    WHERE s.venue_id = c.venue_id AND c.distance <= coalesce(s.neighbour_reach_m + 1, 'Infinity');
+$$;
+
+-- As in 0007, and also keeps the reaches right, and answers the venues whose measured cells moved
+-- by 0.5 dB or more (or that gained or lost a measured cell, or their row).
 DROP FUNCTION refresh_venue_levels(bigint[]);
-CREATE FUNCTION refresh_venue_levels(venue_ids bigint[], neighbours integer) RETURNS SETOF bigint
-LANGUAGE plpgsql AS $$
+CREATE FUNCTION refresh_venue_levels(venue_ids bigint[]) RETURNS SETOF bigint LANGUAGE plpgsql AS $$
+DECLARE
+    -- Venues that gain or lose their row: they change the reach of the venues around them.
+    arriving_or_leaving bigint[] := ARRAY(
+        SELECT i FROM unnest(venue_ids) AS i
+        WHERE EXISTS (SELECT 1 FROM venue_levels s WHERE s.venue_id = i)
+              <> EXISTS (SELECT 1 FROM loudness_cells l WHERE l.venue_id = i));
 BEGIN
     RETURN QUERY
     WITH before AS (
@@ -82,23 +99,31 @@ BEGIN
     SELECT w.venue_id FROM written w LEFT JOIN before b ON b.venue_id = w.venue_id
     WHERE measured_levels_moved(b.levels, b.measured, w.levels, w.measured, 0.5);
     -- Once every row of the batch is written, so that venues of one batch count each other.
-    UPDATE venue_levels s SET neighbour_reach_m = neighbour_reach(s.venue_id, s.category, s.location, neighbours)
-    WHERE s.venue_id = ANY(venue_ids);
+    IF cardinality(arriving_or_leaving) > 0 THEN
+        PERFORM remeasure_reach(v.category, v.location) FROM venues v WHERE v.id = ANY(arriving_or_leaving);
+        UPDATE venue_levels s SET neighbour_reach_m = neighbour_reach(s.venue_id, s.category, s.location)
+        WHERE s.venue_id = ANY(arriving_or_leaving);
+    END IF;
 END
 $$;
 
-UPDATE venue_levels SET neighbour_reach_m = neighbour_reach(venue_id, category, location, 12);
+UPDATE venue_levels SET neighbour_reach_m = neighbour_reach(venue_id, category, location);
 
--- A venue moved or changed category: its search row follows at once (as in 0007), and it and
--- the venues of its category around its old and new place are judged again, their estimates
--- resting on other neighbours now.
+-- A venue moved or changed category: its search row follows at once (as in 0007), the reaches
+-- around its old and new place are measured again, and it and the venues of its category around
+-- both places are judged again, their estimates resting on other neighbours now.
 CREATE OR REPLACE FUNCTION venue_levels_follow_venue() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     UPDATE venue_levels SET location = NEW.location, category = NEW.category,
                             timezone = known_time_zone(NEW.timezone)
     WHERE venue_id = NEW.id;
-    IF NEW.category IS DISTINCT FROM OLD.category OR NEW.latitude IS DISTINCT FROM OLD.latitude
-       OR NEW.longitude IS DISTINCT FROM OLD.longitude THEN
+    IF (NEW.category IS DISTINCT FROM OLD.category OR NEW.latitude IS DISTINCT FROM OLD.latitude
+        OR NEW.longitude IS DISTINCT FROM OLD.longitude)
+       AND EXISTS (SELECT 1 FROM venue_levels WHERE venue_id = NEW.id) THEN
+        PERFORM remeasure_reach(OLD.category, OLD.location);
+        PERFORM remeasure_reach(NEW.category, NEW.location);
+        UPDATE venue_levels s SET neighbour_reach_m = neighbour_reach(s.venue_id, s.category, s.location)
+        WHERE s.venue_id = NEW.id;
         INSERT INTO aggregation_queue (venue_id, checkins_only)
         SELECT n.venue_id, true FROM category_neighbours(NEW.category, NEW.location) AS n
         UNION

@@ -22,10 +22,6 @@
 /// measured cells' own error out, the simulated city's estimates were 13.7 dB wide with an MAE of
 /// 1.3 dB: honest but useless.)
 public struct NeighbourEstimator: Sendable {
-    /// At most this many neighbours, nearest first: venues of the same category within 3 km
-    /// (`category_neighbours` in the database, which also says whom to judge again when a venue's
-    /// cells move). Default 12.
-    public static let maximumNeighbours = 12
     /// Cells a neighbour must share with the venue for its offset. Default 3.
     public static let minimumSharedCells = 3
     /// Predictions a cell needs. Default 3.
@@ -37,7 +33,8 @@ public struct NeighbourEstimator: Sendable {
 
     /// Estimates for the cells of the week neither in `measured` nor in `covered`, from the
     /// measured levels (dB, indexed by ``LocalHour/cellIndex``, `nil` for none) of the venue's
-    /// neighbours, nearest first.
+    /// neighbours: the worker hands it the venues of the venue's category within 3 km, the 12
+    /// nearest (`category_neighbours` and `neighbour_count()` in the database).
     public func estimates(
         measured: [LocalHour: CellEstimate], covered: Set<LocalHour>, neighbours: [[Double?]]
     ) -> [LocalHour: PatternEstimate] {
@@ -45,7 +42,7 @@ public struct NeighbourEstimator: Sendable {
         var own = [Double?](repeating: nil, count: LocalHour.cellCount)
         for (cell, estimate) in measured { own[cell.cellIndex] = estimate.levelDB }
         // Each usable neighbour's levels shifted by the venue's offset from it.
-        let shifted: [[Double?]] = neighbours.prefix(Self.maximumNeighbours).compactMap { levels in
+        let shifted: [[Double?]] = neighbours.compactMap { levels in
             guard levels.count == LocalHour.cellCount else { return nil }
             let differences = (0..<LocalHour.cellCount).compactMap { index -> Double? in
                 guard let mine = own[index], let theirs = levels[index] else { return nil }

@@ -119,25 +119,52 @@ struct NeighbourEstimateTests {
                     VALUES (\(keys[index]), 3, 20, -40, -42, -38, 1, 1, 1, 'low')
                     """, logger: logger)
             }
-            let moved = try await client.query(
-                "SELECT count(*) FROM refresh_venue_levels(\(keys)::bigint[], 12)", logger: logger)
-            for try await count in moved.decode(Int64.self) { #expect(count == 16, "every row is new: all moved") }
-
-            var reach: [Int64: Double] = [:]
-            var unbounded: Set<Int64> = []
-            for try await (key, metres) in try await client.query(
-                "SELECT venue_id, neighbour_reach_m::float8 FROM venue_levels", logger: logger
-            ).decode((Int64, Double?).self) {
-                if let metres { reach[key] = metres } else { unbounded.insert(key) }
+            // They arrive one at a time, as the worker would write them: each arrival shortens the
+            // reach of the bars that have it within reach.
+            var movedCount = 0
+            for key in keys {
+                for try await _ in try await client.query(
+                    "SELECT * FROM refresh_venue_levels(ARRAY[\(key)]::bigint[])", logger: logger
+                ).decode(Int64.self) {
+                    movedCount += 1
+                }
             }
-            // The first bar's 12th nearest bar is 1,200 m north: on PostGIS's sphere (radius
-            // 6,371,008.8 m) 1,200/111,195 degrees of latitude are 1,200.0009 m.
+            #expect(movedCount == 16, "every row is new: all moved")
+
+            func reaches() async throws -> (reach: [Int64: Double], unbounded: Set<Int64>) {
+                var reach: [Int64: Double] = [:]
+                var unbounded: Set<Int64> = []
+                for try await (key, metres) in try await client.query(
+                    "SELECT venue_id, neighbour_reach_m FROM venue_levels", logger: logger
+                ).decode((Int64, Double?).self) {
+                    if let metres { reach[key] = metres } else { unbounded.insert(key) }
+                }
+                return (reach, unbounded)
+            }
+            /// By brute force over the bars' positions (100 m apart): the 12th nearest's distance.
+            func expectedReach(of bar: Int, among bars: [Int]) -> Double? {
+                let distances = bars.filter { $0 != bar }.map { Double(abs($0 - bar) * 100) }.sorted()
+                return distances.count >= 12 ? distances[11] : nil
+            }
+            func check(_ bars: [Int]) async throws {
+                let (reach, unbounded) = try await reaches()
+                for bar in bars {
+                    if let expected = expectedReach(of: bar, among: bars) {
+                        // On PostGIS's sphere (radius 6,371,008.8 m), 100/111,195 degrees of
+                        // latitude are 100.00008 m.
+                        #expect(abs((reach[keys[bar]] ?? 0) - expected) < 0.5, "bar \(bar)")
+                    } else {
+                        #expect(unbounded.contains(keys[bar]), "bar \(bar)")
+                    }
+                }
+                // The pub has no other pub: no reach (every pub within 3 km would count).
+                #expect(unbounded.contains(keys[15]) && reach[keys[15]] == nil)
+            }
+            try await check(Array(0..<15))
+            // E.g. the first bar's 12th nearest is 1,200 m north, the 8th bar's 600 m away.
+            let (reach, _) = try await reaches()
             #expect(abs((reach[keys[0]] ?? 0) - 1_200) < 0.5)
-            // The 8th bar (700 m north) has 7 bars south and 7 north within 700 m, so its 12th
-            // nearest is 600 m away.
             #expect(abs((reach[keys[7]] ?? 0) - 600) < 0.5)
-            // The pub has no other pub: no reach (every pub within 3 km would count).
-            #expect(unbounded == [keys[15]])
 
             // When the last bar (1,400 m north) moves, only the bars that have it within reach are
             // judged again: not the first (1,400 m away, reach 1,200 m).
@@ -156,6 +183,17 @@ struct NeighbourEstimateTests {
                 }.map { keys[$0] })
             #expect(within == expected)
             #expect(!within.contains(keys[0]) && !within.contains(keys[15]))
+
+            // Bar 3 loses its cells: the bars that had it within reach reach farther now.
+            try await client.query("DELETE FROM loudness_cells WHERE venue_id = \(keys[3])", logger: logger)
+            for try await _ in try await client.query(
+                "SELECT * FROM refresh_venue_levels(ARRAY[\(keys[3])]::bigint[])", logger: logger
+            ).decode(Int64.self) {}
+            try await check((0..<15).filter { $0 != 3 })
+
+            // Bar 14 becomes a pub: the bars reach farther, the pubs now have one other pub.
+            try await client.query("UPDATE venues SET category = 'pub' WHERE id = \(keys[14])", logger: logger)
+            try await check((0..<14).filter { $0 != 3 })
         }
     }
 }

@@ -88,7 +88,7 @@ struct SearchTests {
             }
         }
         try await client.query(
-            "SELECT refresh_venue_levels(array_agg(id), 12) FROM venues WHERE external_id = ANY(\(venues.map(\.id)))",
+            "SELECT refresh_venue_levels(array_agg(id)) FROM venues WHERE external_id = ANY(\(venues.map(\.id)))",
             logger: testLogger)
     }
 

@@ -97,8 +97,7 @@ public struct Aggregator: Sendable {
         }
         let added = try await repository.checkins(venueIDs: Array(remembered.keys), newOnly: true, on: connection)
         let loaded = try await repository.checkins(venueIDs: unknown, newOnly: false, on: connection)
-        let neighbours = try await repository.neighbourLevels(
-            venueIDs: venueIDs, limit: NeighbourEstimator.maximumNeighbours, on: connection)
+        let neighbours = try await repository.neighbourLevels(venueIDs: venueIDs, on: connection)
 
         var results: [AggregationResult] = []
         var states: [AggregationInput] = []

@@ -288,8 +288,7 @@ public struct AggregationRepository: Sendable {
         let rows = try await connection.query(
             """
             SELECT moved
-            FROM refresh_venue_levels(\(changedVenues.sorted())::bigint[], \(NeighbourEstimator.maximumNeighbours)::integer)
-              AS moved
+            FROM refresh_venue_levels(\(changedVenues.sorted())::bigint[]) AS moved
             """,
             logger: logger)
         var moved: [Int64] = []
@@ -307,10 +306,11 @@ public struct AggregationRepository: Sendable {
             logger: logger)
     }
 
-    /// The measured levels (dBFS by ``LocalHour/cellIndex``, `nil` where not measured) of up to
-    /// `limit` venues of each venue's category near it, nearest first (`category_neighbours`
-    /// in SQL), for the estimates of its empty cells. A venue without a category has none.
-    public func neighbourLevels(venueIDs: [Int64], limit: Int, on connection: PostgresConnection) async throws
+    /// The measured levels (dBFS by ``LocalHour/cellIndex``, `nil` where not measured) of the
+    /// venues of each venue's category near it, nearest first, at most `neighbour_count()` (12)
+    /// within 3 km (`category_neighbours` in SQL), for the estimates of its empty cells. A venue
+    /// without a category has none.
+    public func neighbourLevels(venueIDs: [Int64], on connection: PostgresConnection) async throws
         -> [Int64: [[Double?]]]
     {
         guard !venueIDs.isEmpty else { return [:] }
@@ -324,7 +324,7 @@ public struct AggregationRepository: Sendable {
                 JOIN venue_levels s ON s.venue_id = c.venue_id
                 WHERE c.venue_id <> v.id
                 ORDER BY c.distance, c.venue_id
-                LIMIT \(limit)) AS n
+                LIMIT neighbour_count()) AS n
             WHERE v.id = ANY(\(venueIDs))
             ORDER BY v.id, n.distance
             """,

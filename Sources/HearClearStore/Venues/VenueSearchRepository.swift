@@ -107,6 +107,82 @@ public struct VenueSearchRepository: Sendable {
 
     /// Up to `query.limit` venues after `query.after`, in the query's order.
     public func search(_ query: VenueSearchQuery, referenceOffsetDB: Double) async throws -> [VenueSearchHit] {
+        switch query.order {
+        case .distance: try await nearest(query, referenceOffsetDB: referenceOffsetDB)
+        case .level: try await quietest(query, referenceOffsetDB: referenceOffsetDB)
+        }
+    }
+
+    /// Nearest first: PostGIS walks the GiST index outwards from the point (`<->`, distance on
+    /// the sphere, the same as `ST_Distance(…, false)`) and stops once a page of venues has passed
+    /// the filters, so a search costs what its page costs, not what its radius holds. Each
+    /// venue's local cell is computed once (the `OFFSET 0` keeps the lateral subquery from being
+    /// inlined into every condition that reads it). With a level filter only `venue_levels` (venues
+    /// with data) is walked; without one, every venue.
+    private func nearest(_ query: VenueSearchQuery, referenceOffsetDB: Double) async throws -> [VenueSearchHit] {
+        let filter = query.filter
+        let bandIndexes = (filter?.bandIndexes ?? []).map { Int32($0) }
+        let after = query.after
+        let source =
+            filter != nil
+            ? "venue_levels s" : "venues v LEFT JOIN venue_levels s ON s.venue_id = v.id"
+        let location = filter != nil ? "s.location" : "v.location"
+        let key = filter != nil ? "s.venue_id" : "v.id"
+        let category = filter != nil ? "s.category" : "v.category"
+        let rows = try await client.query(
+            """
+            WITH page AS MATERIALIZED (
+                SELECT \(unescaped: key) AS id,
+                       \(unescaped: location) <-> ST_SetSRID(ST_MakePoint(\(query.longitude), \(query.latitude)), 4326)::geography
+                         AS distance,
+                       x.cell, x.level, floor((s.overall_dbfs + \(referenceOffsetDB)) * 10 + 0.5) / 10 AS overall
+                FROM \(unescaped: source)
+                CROSS JOIN LATERAL (
+                    SELECT c.cell,
+                           floor((CASE WHEN \(query.at)::timestamptz IS NULL THEN s.overall_dbfs ELSE s.levels[c.cell] END
+                                  + \(referenceOffsetDB)) * 10 + 0.5) / 10 AS level
+                    FROM (SELECT CASE WHEN s.venue_id IS NOT NULL
+                                      THEN venue_cell_index(\(query.at)::timestamptz, s.timezone, s.utc_offset_min)
+                                 END AS cell) AS c
+                    OFFSET 0) AS x
+                WHERE ST_DWithin(
+                        \(unescaped: location),
+                        ST_SetSRID(ST_MakePoint(\(query.longitude), \(query.latitude)), 4326)::geography,
+                        \(query.radiusMetres), false)
+                  AND (\(query.category)::text IS NULL OR \(unescaped: category) = \(query.category)::text)
+                  AND \(unescaped: key) IS DISTINCT FROM \(query.excludingVenueID)::bigint
+                  AND (\(filter == nil) OR (
+                        x.level IS NOT NULL
+                        AND (\(filter?.maximumDB)::float8 IS NULL OR x.level <= \(filter?.maximumDB)::float8)
+                        AND (\(filter?.belowDB)::float8 IS NULL OR x.level < \(filter?.belowDB)::float8)
+                        AND (cardinality(\(bandIndexes)::integer[]) = 0
+                             OR width_bucket(x.level, \(filter?.bandBounds ?? [])::float8[])
+                                = ANY(\(bandIndexes)::integer[]))))
+                  AND (\(after == nil)
+                       OR (\(unescaped: location)
+                           <-> ST_SetSRID(ST_MakePoint(\(query.longitude), \(query.latitude)), 4326)::geography,
+                           \(unescaped: key))
+                          > (\(after?.distanceMetres)::float8, \(after?.venueID)::bigint))
+                ORDER BY \(unescaped: location)
+                         <-> ST_SetSRID(ST_MakePoint(\(query.longitude), \(query.latitude)), 4326)::geography,
+                         \(unescaped: key)
+                LIMIT \(query.limit))
+            SELECT \(unescaped: Self.venueColumns), coalesce(n.checkins, 0), p.distance, p.overall, p.level,
+                   l.weekday IS NOT NULL, \(unescaped: StoredCell.columns)
+            FROM page p
+            JOIN venues v ON v.id = p.id
+            LEFT JOIN venue_counts n ON n.venue_id = p.id
+            LEFT JOIN loudness_cells l
+              ON p.cell IS NOT NULL AND l.venue_id = p.id AND l.weekday = (p.cell - 1) / 24 + 1
+             AND l.hour = (p.cell - 1) % 24
+            ORDER BY p.distance, p.id
+            """,
+            logger: logger)
+        return try await hits(rows, byLevel: false)
+    }
+
+    /// Quietest first: every venue within the radius is levelled, then sorted.
+    private func quietest(_ query: VenueSearchQuery, referenceOffsetDB: Double) async throws -> [VenueSearchHit] {
         let filtered = query.filter != nil
         let maximum = query.filter?.maximumDB
         let below = query.filter?.belowDB
@@ -177,6 +253,12 @@ public struct VenueSearchRepository: Sendable {
             ORDER BY CASE WHEN \(byLevel) THEN p.level_key ELSE 0 END, p.distance, p.id
             """,
             logger: logger)
+        return try await hits(rows, byLevel: byLevel)
+    }
+
+    /// The hits of a search's rows: the venue, its check-ins, distance, overall level, level,
+    /// whether it has a cell, and the cell.
+    private func hits(_ rows: PostgresRowSequence, byLevel: Bool) async throws -> [VenueSearchHit] {
         var hits: [VenueSearchHit] = []
         for try await row in rows {
             var columns = ColumnReader(row)
