@@ -105,84 +105,71 @@ public struct VenueSearchRepository: Sendable {
         self.logger = logger
     }
 
-    /// Up to `query.limit` venues after `query.after`, in the query's order.
+    /// Up to `query.limit` venues after `query.after`, in the query's order. Searches run as
+    /// prepared statements (one per shape of query; every value is a parameter), so PostgreSQL
+    /// plans each shape once per connection instead of once per search.
     public func search(_ query: VenueSearchQuery, referenceOffsetDB: Double) async throws -> [VenueSearchHit] {
-        switch query.order {
-        case .distance: try await nearest(query, referenceOffsetDB: referenceOffsetDB)
-        case .level: try await quietest(query, referenceOffsetDB: referenceOffsetDB)
+        switch (query.order, query.filter == nil) {
+        case (.distance, true):
+            let statement = PreparedSearch<NearestSearch>(
+                query: Self.nearestUnfiltered(query, referenceOffsetDB: referenceOffsetDB))
+            return try await hits(try await client.execute(statement, logger: logger), byLevel: false)
+        case (.distance, false):
+            let statement = PreparedSearch<LevelledSearchByDistance>(
+                query: Self.levelled(query, referenceOffsetDB: referenceOffsetDB))
+            return try await hits(try await client.execute(statement, logger: logger), byLevel: false)
+        case (.level, _):
+            let statement = PreparedSearch<LevelledSearchByLevel>(
+                query: Self.levelled(query, referenceOffsetDB: referenceOffsetDB))
+            return try await hits(try await client.execute(statement, logger: logger), byLevel: true)
         }
     }
 
-    /// Nearest first: PostGIS walks the GiST index outwards from the point (`<->`, distance on
-    /// the sphere, the same as `ST_Distance(…, false)`) and stops once a page of venues has passed
-    /// the filters, so a search costs what its page costs, not what its radius holds. Each
-    /// venue's local cell is computed once (the `OFFSET 0` keeps the lateral subquery from being
-    /// inlined into every condition that reads it). With a level filter only `venue_levels` (venues
-    /// with data) is walked; without one, every venue.
-    private func nearest(_ query: VenueSearchQuery, referenceOffsetDB: Double) async throws -> [VenueSearchHit] {
-        let filter = query.filter
-        let bandIndexes = (filter?.bandIndexes ?? []).map { Int32($0) }
+    /// Nearest first with no level filter: PostGIS takes the page straight from the GiST index
+    /// (`<->`: distance on the sphere, as `ST_Distance(…, false)`), and only the page's venues
+    /// are levelled.
+    static func nearestUnfiltered(_ query: VenueSearchQuery, referenceOffsetDB: Double) -> PostgresQuery {
         let after = query.after
-        let source =
-            filter != nil
-            ? "venue_levels s" : "venues v LEFT JOIN venue_levels s ON s.venue_id = v.id"
-        let location = filter != nil ? "s.location" : "v.location"
-        let key = filter != nil ? "s.venue_id" : "v.id"
-        let category = filter != nil ? "s.category" : "v.category"
-        let rows = try await client.query(
+        return
             """
             WITH page AS MATERIALIZED (
-                SELECT \(unescaped: key) AS id,
-                       \(unescaped: location) <-> ST_SetSRID(ST_MakePoint(\(query.longitude), \(query.latitude)), 4326)::geography
-                         AS distance,
-                       x.cell, x.level, floor((s.overall_dbfs + \(referenceOffsetDB)) * 10 + 0.5) / 10 AS overall
-                FROM \(unescaped: source)
-                CROSS JOIN LATERAL (
-                    SELECT c.cell,
-                           floor((CASE WHEN \(query.at)::timestamptz IS NULL THEN s.overall_dbfs ELSE s.levels[c.cell] END
-                                  + \(referenceOffsetDB)) * 10 + 0.5) / 10 AS level
-                    FROM (SELECT CASE WHEN s.venue_id IS NOT NULL
-                                      THEN venue_cell_index(\(query.at)::timestamptz, s.timezone, s.utc_offset_min)
-                                 END AS cell) AS c
-                    OFFSET 0) AS x
+                SELECT v.id, v.location <-> ST_SetSRID(ST_MakePoint(\(query.longitude), \(query.latitude)), 4326)::geography
+                         AS distance
+                FROM venues v
                 WHERE ST_DWithin(
-                        \(unescaped: location),
-                        ST_SetSRID(ST_MakePoint(\(query.longitude), \(query.latitude)), 4326)::geography,
+                        v.location, ST_SetSRID(ST_MakePoint(\(query.longitude), \(query.latitude)), 4326)::geography,
                         \(query.radiusMetres), false)
-                  AND (\(query.category)::text IS NULL OR \(unescaped: category) = \(query.category)::text)
-                  AND \(unescaped: key) IS DISTINCT FROM \(query.excludingVenueID)::bigint
-                  AND (\(filter == nil) OR (
-                        x.level IS NOT NULL
-                        AND (\(filter?.maximumDB)::float8 IS NULL OR x.level <= \(filter?.maximumDB)::float8)
-                        AND (\(filter?.belowDB)::float8 IS NULL OR x.level < \(filter?.belowDB)::float8)
-                        AND (cardinality(\(bandIndexes)::integer[]) = 0
-                             OR width_bucket(x.level, \(filter?.bandBounds ?? [])::float8[])
-                                = ANY(\(bandIndexes)::integer[]))))
+                  AND (\(query.category)::text IS NULL OR v.category = \(query.category)::text)
+                  AND v.id IS DISTINCT FROM \(query.excludingVenueID)::bigint
                   AND (\(after == nil)
-                       OR (\(unescaped: location)
-                           <-> ST_SetSRID(ST_MakePoint(\(query.longitude), \(query.latitude)), 4326)::geography,
-                           \(unescaped: key))
-                          > (\(after?.distanceMetres)::float8, \(after?.venueID)::bigint))
-                ORDER BY \(unescaped: location)
-                         <-> ST_SetSRID(ST_MakePoint(\(query.longitude), \(query.latitude)), 4326)::geography,
-                         \(unescaped: key)
-                LIMIT \(query.limit))
-            SELECT \(unescaped: Self.venueColumns), coalesce(n.checkins, 0), p.distance, p.overall, p.level,
-                   l.weekday IS NOT NULL, \(unescaped: StoredCell.columns)
-            FROM page p
-            JOIN venues v ON v.id = p.id
-            LEFT JOIN venue_counts n ON n.venue_id = p.id
-            LEFT JOIN loudness_cells l
-              ON p.cell IS NOT NULL AND l.venue_id = p.id AND l.weekday = (p.cell - 1) / 24 + 1
-             AND l.hour = (p.cell - 1) % 24
-            ORDER BY p.distance, p.id
-            """,
-            logger: logger)
-        return try await hits(rows, byLevel: false)
+                       OR (v.location <-> ST_SetSRID(ST_MakePoint(\(query.longitude), \(query.latitude)), 4326)::geography,
+                           v.id) > (\(after?.distanceMetres)::float8, \(after?.venueID)::bigint))
+                ORDER BY v.location <-> ST_SetSRID(ST_MakePoint(\(query.longitude), \(query.latitude)), 4326)::geography,
+                         v.id
+                LIMIT \(query.limit)),
+            leveled AS (
+                SELECT p.id, p.distance, c.cell,
+                       floor((s.overall_dbfs + \(referenceOffsetDB)) * 10 + 0.5) / 10 AS overall,
+                       floor((CASE WHEN \(query.at)::timestamptz IS NULL THEN s.overall_dbfs ELSE s.levels[c.cell] END
+                              + \(referenceOffsetDB)) * 10 + 0.5) / 10 AS level
+                FROM page p
+                LEFT JOIN venue_levels s ON s.venue_id = p.id
+                CROSS JOIN LATERAL (
+                    SELECT CASE WHEN s.venue_id IS NOT NULL
+                                THEN venue_cell_index(\(query.at)::timestamptz, s.timezone, s.utc_offset_min) END AS cell
+                ) AS c)
+            \(unescaped: Self.hitsSelect(from: "leveled", orderedBy: "p.distance, p.id"))
+            """
     }
 
-    /// Quietest first: every venue within the radius is levelled, then sorted.
-    private func quietest(_ query: VenueSearchQuery, referenceOffsetDB: Double) async throws -> [VenueSearchHit] {
+    /// With a level filter, or quietest first: every venue within the radius is levelled, then
+    /// filtered, sorted and cut to a page. With a filter only venues with data can pass, so
+    /// `venue_levels` (its own GiST index) is read instead of every venue. A venue's local cell
+    /// is computed once per clock (zone, or UTC offset) among the venues found, not once per
+    /// venue: `AT TIME ZONE` costs about 8 µs, which per venue was most of a search.
+    /// `width_bucket` numbers a level's band as `Bands` does: the count of upper bounds at or
+    /// below it.
+    static func levelled(_ query: VenueSearchQuery, referenceOffsetDB: Double) -> PostgresQuery {
         let filtered = query.filter != nil
         let maximum = query.filter?.maximumDB
         let below = query.filter?.belowDB
@@ -192,38 +179,38 @@ public struct VenueSearchRepository: Sendable {
         let after = query.after
         // A venue without a level sorts after every level: the key stands in for "none".
         let noLevel = 1.0e9
-        // With a level filter only venues with data can pass: scan `venue_levels` (its own GiST
-        // index) instead of every venue. `width_bucket` numbers a level's band as `Bands` does:
-        // the count of upper bounds at or below it. The two CTEs are materialised so that each
-        // venue's local cell is computed once (inlined, the level expression ran per condition:
-        // 2.4 times slower on 100,000 venues).
-        let rows = try await client.query(
+        return
             """
             WITH q AS (
                 SELECT ST_SetSRID(ST_MakePoint(\(query.longitude), \(query.latitude)), 4326)::geography AS point),
             found AS MATERIALIZED (
-                SELECT s.venue_id AS id, ST_Distance(s.location, q.point, false) AS distance, s.overall_dbfs,
-                       venue_cell_index(\(query.at)::timestamptz, s.timezone, s.utc_offset_min) AS cell, s.levels
+                SELECT s.venue_id AS id, s.location <-> q.point AS distance, s.overall_dbfs, s.levels, s.timezone,
+                       s.utc_offset_min, true AS has_levels
                 FROM venue_levels s CROSS JOIN q
                 WHERE \(filtered) AND ST_DWithin(s.location, q.point, \(query.radiusMetres), false)
                   AND (\(query.category)::text IS NULL OR s.category = \(query.category)::text)
                   AND s.venue_id IS DISTINCT FROM \(query.excludingVenueID)::bigint
                 UNION ALL
-                SELECT v.id, ST_Distance(v.location, q.point, false), s.overall_dbfs,
-                       CASE WHEN s.venue_id IS NOT NULL
-                            THEN venue_cell_index(\(query.at)::timestamptz, s.timezone, s.utc_offset_min) END,
-                       s.levels
+                SELECT v.id, v.location <-> q.point, s.overall_dbfs, s.levels, s.timezone, s.utc_offset_min,
+                       s.venue_id IS NOT NULL
                 FROM venues v CROSS JOIN q
                 LEFT JOIN venue_levels s ON s.venue_id = v.id
                 WHERE NOT \(filtered) AND ST_DWithin(v.location, q.point, \(query.radiusMetres), false)
                   AND (\(query.category)::text IS NULL OR v.category = \(query.category)::text)
                   AND v.id IS DISTINCT FROM \(query.excludingVenueID)::bigint),
+            clocks AS MATERIALIZED (
+                SELECT z.timezone, z.utc_offset_min,
+                       venue_cell_index(\(query.at)::timestamptz, z.timezone, z.utc_offset_min) AS cell
+                FROM (SELECT DISTINCT f.timezone, f.utc_offset_min FROM found f WHERE f.has_levels) AS z),
             leveled AS MATERIALIZED (
-                SELECT f.id, f.distance, f.cell,
+                SELECT f.id, f.distance, k.cell,
                        floor((f.overall_dbfs + \(referenceOffsetDB)) * 10 + 0.5) / 10 AS overall,
-                       floor((CASE WHEN \(query.at)::timestamptz IS NULL THEN f.overall_dbfs ELSE f.levels[f.cell] END
+                       floor((CASE WHEN \(query.at)::timestamptz IS NULL THEN f.overall_dbfs ELSE f.levels[k.cell] END
                               + \(referenceOffsetDB)) * 10 + 0.5) / 10 AS level
-                FROM found f),
+                FROM found f
+                LEFT JOIN clocks k
+                  ON f.has_levels AND k.timezone IS NOT DISTINCT FROM f.timezone
+                 AND k.utc_offset_min IS NOT DISTINCT FROM f.utc_offset_min),
             page AS (
                 SELECT l.*, coalesce(l.level, \(noLevel)) AS level_key
                 FROM leveled l
@@ -242,23 +229,31 @@ public struct VenueSearchRepository: Sendable {
                         END))
                 ORDER BY CASE WHEN \(byLevel) THEN coalesce(l.level, \(noLevel)) ELSE 0 END, l.distance, l.id
                 LIMIT \(query.limit))
-            SELECT \(unescaped: Self.venueColumns), coalesce(n.checkins, 0), p.distance, p.overall, p.level,
-                   l.weekday IS NOT NULL, \(unescaped: StoredCell.columns)
-            FROM page p
-            JOIN venues v ON v.id = p.id
-            LEFT JOIN venue_counts n ON n.venue_id = p.id
-            LEFT JOIN loudness_cells l
-              ON p.cell IS NOT NULL AND l.venue_id = p.id AND l.weekday = (p.cell - 1) / 24 + 1
-             AND l.hour = (p.cell - 1) % 24
-            ORDER BY CASE WHEN \(byLevel) THEN p.level_key ELSE 0 END, p.distance, p.id
-            """,
-            logger: logger)
-        return try await hits(rows, byLevel: byLevel)
+            \(unescaped: Self.hitsSelect(
+                from: "page", orderedBy: byLevel ? "p.level_key, p.distance, p.id" : "p.distance, p.id"))
+            """
+    }
+
+    /// The final SELECT of a search: the page's venues (CTE `page`, aliased `p`, with `id`,
+    /// `distance`, `overall`, `level`, `cell`) with their documents, check-ins and cells.
+    private static func hitsSelect(from page: String, orderedBy order: String) -> String {
+        """
+        SELECT \(venueColumns), coalesce(n.checkins, 0), p.distance, p.overall, p.level,
+               l.weekday IS NOT NULL, \(StoredCell.columns)
+        FROM \(page) p
+        JOIN venues v ON v.id = p.id
+        LEFT JOIN venue_counts n ON n.venue_id = p.id
+        LEFT JOIN loudness_cells l
+          ON p.cell IS NOT NULL AND l.venue_id = p.id AND l.weekday = (p.cell - 1) / 24 + 1
+         AND l.hour = (p.cell - 1) % 24
+        ORDER BY \(order)
+        """
     }
 
     /// The hits of a search's rows: the venue, its check-ins, distance, overall level, level,
     /// whether it has a cell, and the cell.
-    private func hits(_ rows: PostgresRowSequence, byLevel: Bool) async throws -> [VenueSearchHit] {
+    private func hits<Rows: AsyncSequence>(_ rows: Rows, byLevel: Bool) async throws -> [VenueSearchHit]
+    where Rows.Element == PostgresRow {
         var hits: [VenueSearchHit] = []
         for try await row in rows {
             var columns = ColumnReader(row)
@@ -366,4 +361,53 @@ extension Venue {
             address: try columns.next(), category: try columns.next(), createdAt: try columns.next(),
             updatedAt: try columns.next())
     }
+}
+
+/// A search as a prepared statement: the text of its shape (`Shape.sql`), the values of this
+/// search as its parameters (the bindings of the same query built with them).
+struct PreparedSearch<Shape: SearchShape>: PostgresPreparedStatement {
+    typealias Row = PostgresRow
+    static var sql: String { Shape.sql }
+    static var name: String { "hearclear_search_\(Shape.self)" }
+    let query: PostgresQuery
+
+    init(query: PostgresQuery) {
+        assert(query.sql == Shape.sql, "a search's text must not depend on its values")
+        self.query = query
+    }
+
+    func makeBindings() -> PostgresBindings { query.binds }
+    func decodeRow(_ row: PostgresRow) -> PostgresRow { row }
+}
+
+/// One shape of search query: its SQL, built once from a sample search (only the shape matters:
+/// every value is a parameter).
+protocol SearchShape: Sendable {
+    static var sql: String { get }
+}
+
+private let sampleSearch = VenueSearchQuery(latitude: 0, longitude: 0, radiusMetres: 1, at: Date())
+
+enum NearestSearch: SearchShape {
+    static let sql = VenueSearchRepository.nearestUnfiltered(sampleSearch, referenceOffsetDB: 0).sql
+}
+
+enum LevelledSearchByDistance: SearchShape {
+    static let sql = VenueSearchRepository.levelled(
+        {
+            var query = sampleSearch
+            query.filter = .init()
+            return query
+        }(), referenceOffsetDB: 0
+    ).sql
+}
+
+enum LevelledSearchByLevel: SearchShape {
+    static let sql = VenueSearchRepository.levelled(
+        {
+            var query = sampleSearch
+            query.order = .level
+            return query
+        }(), referenceOffsetDB: 0
+    ).sql
 }

@@ -138,3 +138,34 @@ struct DeviceLabel: Encodable {
         self.model = model
     }
 }
+
+extension VenueBody: JSONWritable {
+    func write(to writer: inout JSONWriter) {
+        writer.object { w in
+            w.key("address")
+            w.string(address)
+            w.key("category")
+            w.string(category)
+            w.key("checkins")
+            w.int(checkins)
+            w.key("createdAt")
+            w.date(createdAt)
+            w.key("id")
+            w.string(id)
+            w.key("label")
+            w.string(label)
+            w.key("latitude")
+            w.number(latitude)
+            w.key("level")
+            w.number(level)
+            w.key("longitude")
+            w.number(longitude)
+            w.key("name")
+            w.string(name)
+            w.key("timezone")
+            w.string(timezone)
+            w.key("updatedAt")
+            w.date(updatedAt)
+        }
+    }
+}

@@ -54,7 +54,7 @@ struct SearchController {
         let body = SearchBody(
             near: .init(latitude: near.latitude, longitude: near.longitude), radius: radius, at: at,
             sort: order.rawValue, results: page.hits.map(SearchBody.Result.init), next: next)
-        return try JSONResponse.make(body, headers: [.cacheControl: reads.cacheControl])
+        return JSONResponse.written(body, headers: [.cacheControl: reads.cacheControl])
     }
 
     @Sendable func alternatives(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -261,5 +261,75 @@ struct SimilarBody: Encodable {
         self.radius = radius
         self.minimumSharedCells = minimumSharedCells
         self.similar = similar
+    }
+}
+
+extension SearchBody: JSONWritable {
+    func write(to writer: inout JSONWriter) {
+        writer.object { w in
+            w.key("at")
+            w.date(at)
+            w.key("near")
+            near.write(to: &w)
+            w.key("next")
+            w.string(next)
+            w.key("radius")
+            w.number(radius)
+            w.key("results")
+            w.array(results) { w, result in result.write(to: &w) }
+            w.key("sort")
+            w.string(sort)
+            w.key("unit")
+            w.string(unit)
+        }
+    }
+}
+
+extension SearchBody.Point: JSONWritable {
+    func write(to writer: inout JSONWriter) {
+        writer.object { w in
+            w.key("latitude")
+            w.number(latitude)
+            w.key("longitude")
+            w.number(longitude)
+        }
+    }
+}
+
+extension SearchBody.Result: JSONWritable {
+    func write(to writer: inout JSONWriter) {
+        writer.object { w in
+            w.key("distance")
+            w.number(distance)
+            w.key("loudness")
+            if let loudness { loudness.write(to: &w) } else { w.null() }
+            w.key("venue")
+            venue.write(to: &w)
+        }
+    }
+}
+
+extension LoudnessObject: JSONWritable {
+    func write(to writer: inout JSONWriter) {
+        writer.object { w in
+            if let basis {
+                w.key("basis")
+                w.string(basis)
+            }
+            w.key("confidence")
+            w.string(confidence)
+            w.key("day")
+            w.string(day)
+            w.key("estimated")
+            w.bool(estimated)
+            w.key("hour")
+            w.int(hour)
+            w.key("label")
+            w.string(label)
+            w.key("level")
+            w.number(level)
+            w.key("range")
+            w.array(range) { w, bound in w.number(bound) }
+        }
     }
 }
