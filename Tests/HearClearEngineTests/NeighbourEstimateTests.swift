@@ -76,19 +76,15 @@ struct NeighbourEstimateTests {
 
             // A neighbour's cells move by several dB: the worker re-judges the venue.
             let checkins = CheckinRepository(client: client, logger: logger)
-            for device in 0..<4 {
-                _ = try await checkins.ingest(
-                    SubmissionFixture.submission(
-                        venue: "pub-b", timezone: nil, device: "loud-\(device)", levelDBFS: -20,
-                        start: Self.wednesday.addingTimeInterval(4 * 3_600 + 1_800 + Double(device) * 130),
-                        seconds: 120),
-                    maxDistanceMetres: 250)
-                _ = try await checkins.ingest(
-                    SubmissionFixture.submission(
-                        venue: "pub-c", timezone: nil, device: "loud-c-\(device)", levelDBFS: -20,
-                        start: Self.wednesday.addingTimeInterval(4 * 3_600 + 1_800 + Double(device) * 130),
-                        seconds: 120),
-                    maxDistanceMetres: 250)
+            for venue in ["pub-b", "pub-c"] {
+                for device in 0..<4 {
+                    _ = try await checkins.ingest(
+                        SubmissionFixture.submission(
+                            venue: venue, timezone: nil, device: "\(venue)-loud-\(device)", levelDBFS: -20,
+                            start: Self.wednesday.addingTimeInterval(4 * 3_600 + 1_800 + Double(device) * 130),
+                            seconds: 120),
+                        maxDistanceMetres: 250)
+                }
             }
             try await drain(aggregator)
             let moved = try #require(try await cell(client, pub, hour: 14))
