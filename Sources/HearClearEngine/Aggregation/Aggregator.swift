@@ -137,7 +137,7 @@ public struct Aggregator: Sendable {
     /// The pure part: the judgement of a venue, as the rows that change, and the venue as it is
     /// stored once they are written (what a full read would return). Check-ins not cleaned yet are
     /// cleaned here; the others are judged from their stored cleaning. `neighbours`: the measured
-    /// levels of venues of its category nearby (``AggregationRepository/neighbourLevels(venueIDs:limit:on:)``).
+    /// levels of venues of its category nearby (``AggregationRepository/neighbourLevels(venueIDs:on:)``).
     public static func judgement(
         of input: AggregationInput, judge: VenueJudge = VenueJudge(), neighbours: [[Double?]] = []
     )
