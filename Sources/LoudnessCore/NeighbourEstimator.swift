@@ -79,10 +79,7 @@ public struct NeighbourEstimator: Sendable {
         let m = Double(squares.count)
         let tauSquared = max(
             squares.reduce(0, +) / (m - 1) - ownErrors.reduce(0, +) / m - predictionErrors.reduce(0, +) / m, 1)
-        let typicalMeasured =
-            RobustStatistics.median(measured.values.map { ($0.rangeDB.upperBound - $0.rangeDB.lowerBound) / 2 }) ?? 0
-        let minimumScale = max(
-            PatternEstimator.minimumScaleDB, (typicalMeasured + PatternEstimator.widerThanMeasuredDB) / 1.96)
+        let minimumScale = PatternEstimator.minimumScaleDB(measured: measured)
 
         var estimates: [LocalHour: PatternEstimate] = [:]
         for index in 0..<LocalHour.cellCount where own[index] == nil {

@@ -56,6 +56,15 @@ public struct PatternEstimator: Sendable {
 
     public init() {}
 
+    /// The smallest standard error an estimate of a venue with these measured cells may have:
+    /// ``minimumScaleDB``, and a half-width at least the venue's median measured half-width plus
+    /// ``widerThanMeasuredDB``.
+    static func minimumScaleDB(measured: [LocalHour: CellEstimate]) -> Double {
+        let typicalMeasured =
+            RobustStatistics.median(measured.values.map { ($0.rangeDB.upperBound - $0.rangeDB.lowerBound) / 2 }) ?? 0
+        return max(minimumScaleDB, (typicalMeasured + widerThanMeasuredDB) / 1.96)
+    }
+
     /// `estimates(kept:measured:)`: estimates for every cell of the week not in `measured`, from
     /// the kept check-ins of all cells; empty when the venue has no usable profile.
     public func estimates(
@@ -67,9 +76,7 @@ public struct PatternEstimator: Sendable {
         let sigma = max(PooledScale.withinCells(hours.map { kept[$0] ?? [] }) ?? 1, 1)
         let s = max(profile.residualScaleDB, 1)
         let tauSquared = max(s * s - sigma * sigma, 1)
-        let typicalMeasured =
-            RobustStatistics.median(measured.values.map { ($0.rangeDB.upperBound - $0.rangeDB.lowerBound) / 2 }) ?? 0
-        let minimumScale = max(Self.minimumScaleDB, (typicalMeasured + Self.widerThanMeasuredDB) / 1.96)
+        let minimumScale = Self.minimumScaleDB(measured: measured)
         var estimates: [LocalHour: PatternEstimate] = [:]
         for weekday in 1...7 {
             for hour in 0..<24 {

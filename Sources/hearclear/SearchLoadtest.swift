@@ -59,14 +59,23 @@ struct SearchLoadtest: AsyncParsableCommand {
         }
     }
 
+    /// The point `north` and `east` of the centre in the city's square, each a share −0.5…0.5 of
+    /// its side.
+    func point(north: Double, east: Double) -> (latitude: Double, longitude: Double) {
+        (
+            Self.centre.latitude + north * cityKm * 1000 / 111_195,
+            Self.centre.longitude + east * cityKm * 1000 / (111_195 * cos(Self.centre.latitude * .pi / 180))
+        )
+    }
+
     /// Where venue `n` is, and whether it has data: fixed by `n` alone.
     func place(_ venue: Int) -> (latitude: Double, longitude: Double, hasCells: Bool) {
         let key = UInt64(venue)
-        let north = (SyntheticCheckin.hashUnit(key ^ 0x4E4F_5254) - 0.5) * cityKm * 1000
-        let east = (SyntheticCheckin.hashUnit(key ^ 0x4541_5354) - 0.5) * cityKm * 1000
+        let (latitude, longitude) = point(
+            north: SyntheticCheckin.hashUnit(key ^ 0x4E4F_5254) - 0.5,
+            east: SyntheticCheckin.hashUnit(key ^ 0x4541_5354) - 0.5)
         return (
-            Self.centre.latitude + north / 111_195,
-            Self.centre.longitude + east / (111_195 * cos(Self.centre.latitude * .pi / 180)),
+            latitude, longitude,
             SyntheticCheckin.hashUnit(key ^ 0x4345_4C4C) < withCells
         )
     }
@@ -91,10 +100,8 @@ struct SearchLoadtest: AsyncParsableCommand {
                 + "at \(at)\(label.isEmpty ? "" : ", label \(label)"), from \(target.clients) clients for \(target.duration) s…"
         )
         let search = try await measure(client: client, seconds: target.duration) { random in
-            let north = (random.unit() - 0.5) * cityKm * 1000
-            let east = (random.unit() - 0.5) * cityKm * 1000
-            let latitude = Self.centre.latitude + north / 111_195
-            let longitude = Self.centre.longitude + east / (111_195 * cos(Self.centre.latitude * .pi / 180))
+            let north = random.unit() - 0.5
+            let (latitude, longitude) = point(north: north, east: random.unit() - 0.5)
             var request = HTTPClientRequest(
                 url: endpoint
                     + String(

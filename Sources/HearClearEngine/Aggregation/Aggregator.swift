@@ -227,7 +227,7 @@ public struct Aggregator: Sendable {
                 scaleDB: estimate.scaleDB, checkins: estimate.includedCheckinCount, devices: estimate.deviceCount,
                 confidence: estimate.confidence.rawValue)
         }
-        let estimated = judged.estimates.sorted { $0.key < $1.key }.map { hour, estimate in
+        let estimated = judged.estimates.map { hour, estimate in
             StoredCell(
                 weekday: hour.weekday, hour: hour.hour, levelDBFS: estimate.levelDB,
                 rangeLowDBFS: estimate.rangeDB.lowerBound, rangeHighDBFS: estimate.rangeDB.upperBound,

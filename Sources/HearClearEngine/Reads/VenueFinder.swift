@@ -83,7 +83,6 @@ public struct VenueFinder: Sendable {
     public struct Page: Sendable {
         public var hits: [Hit]
         public var hasMore: Bool
-        public var bands: Bands
     }
 
     /// `search(_:bands:)`: the page of venues for `search`, labels read from `bands`. Labels not
@@ -107,7 +106,7 @@ public struct VenueFinder: Sendable {
         let found = try await database.read { [self] in
             try await store($0).search(query, referenceOffsetDB: referenceOffsetDB)
         }
-        return Page(hits: found.prefix(limit).map { hit($0, bands: bands) }, hasMore: found.count > limit, bands: bands)
+        return Page(hits: found.prefix(limit).map { hit($0, bands: bands) }, hasMore: found.count > limit)
     }
 
     private func hit(_ found: VenueSearchHit, bands: Bands) -> Hit {
@@ -119,11 +118,9 @@ public struct VenueFinder: Sendable {
 
     /// Alternatives to one venue: where it stands at `at`, and venues near it quieter then.
     public struct Alternatives: Sendable {
-        public var venue: Venue
         /// The venue's own cell at `at` (`nil` when it has none there; then nothing is compared).
         public var cell: LoudnessReads.Cell?
         public var hits: [Hit]
-        public var bands: Bands
     }
 
     /// `alternatives(externalID:at:radiusMetres:limit:bands:)`: venues within `radiusMetres` of
@@ -135,13 +132,13 @@ public struct VenueFinder: Sendable {
         guard let venue = try await loudness.venue(externalID: externalID) else { return nil }
         let stored = try await database.read { [self] in try await store($0).cell(venueID: venue.id, at: at) }
         let own = stored.map { loudness.cell($0, bands: bands) }
-        guard let own else { return Alternatives(venue: venue, cell: nil, hits: [], bands: bands) }
+        guard let own else { return Alternatives(cell: nil, hits: []) }
         let query = VenueSearchQuery(
             latitude: venue.latitude, longitude: venue.longitude, radiusMetres: radiusMetres, at: at,
             filter: .init(belowDB: Self.quieterBound(than: own.levelDB, bands: bands)),
             order: .distance, limit: limit, excludingVenueID: venue.id)
         let page = try await page(query, limit: limit, bands: bands)
-        return Alternatives(venue: venue, cell: own, hits: page.hits, bands: bands)
+        return Alternatives(cell: own, hits: page.hits)
     }
 
     /// The reported levels (0.1 dB steps) below this bound are quieter than `levelDB` by at least
@@ -171,9 +168,7 @@ public struct VenueFinder: Sendable {
     /// levels are closest to this venue's over the cells both have measured (root-mean-square
     /// difference, at least ``minimumSharedCells`` cells in common), closest first; `nil` for an
     /// unknown venue, empty when it has no measured cells.
-    public func similar(externalID: String, radiusMetres: Double, limit: Int) async throws -> (
-        venue: Venue, similar: [Similar]
-    )? {
+    public func similar(externalID: String, radiusMetres: Double, limit: Int) async throws -> [Similar]? {
         guard let venue = try await loudness.venue(externalID: externalID) else { return nil }
         // One read: the venue's own row comes with its neighbours' (it is the nearest of them).
         let found = try await database.read { [self] in
@@ -182,7 +177,7 @@ public struct VenueFinder: Sendable {
                 limit: Self.similarCandidates + 1)
         }
         guard let own = found.first(where: { $0.venue.id == venue.id })?.measuredLevelsDBFS else {
-            return (venue, [])
+            return []
         }
         let candidates = found.filter { $0.venue.id != venue.id }.prefix(Self.similarCandidates)
         let similar = candidates.compactMap { candidate -> Similar? in
@@ -195,7 +190,7 @@ public struct VenueFinder: Sendable {
         let ordered = similar.sorted {
             ($0.differenceDB, $0.distanceMetres, $0.venue.id) < ($1.differenceDB, $1.distanceMetres, $1.venue.id)
         }
-        return (venue, Array(ordered.prefix(limit)))
+        return Array(ordered.prefix(limit))
     }
 
     /// Root-mean-square difference over the cells both weeks have, and how many there are; `nil`

@@ -88,8 +88,6 @@ public struct VenueSearchHit: Sendable, Equatable {
     public var overallDB: Double?
     /// The cell used for `at`: `nil` without `at` or when the venue has no cell (or estimate) there.
     public var cell: StoredCell?
-    /// The level the venue was filtered and sorted by (the cell's, else the overall), rounded.
-    public var levelDB: Double?
     /// Where this hit sits in the order, for the next page's cursor.
     public var position: VenueSearchQuery.Position
 }
@@ -175,10 +173,13 @@ public struct VenueSearchRepository: Sendable {
         let below = query.filter?.belowDB
         let bounds = query.filter?.bandBounds ?? []
         let bandIndexes = (query.filter?.bandIndexes ?? []).map { Int32($0) }
-        let byLevel = query.order == .level
         let after = query.after
-        // A venue without a level sorts after every level: the key stands in for "none".
-        let noLevel = 1.0e9
+        // The first sort key: quietest first, a venue without a level after every level (1e9
+        // stands in for "none"); nearest first, the same for every venue. The shape of the
+        // query, not a parameter: each order is a prepared statement of its own.
+        let byLevel = query.order == .level
+        let levelKey = byLevel ? "coalesce(l.level, 1.0e9)" : "0::float8"
+        let afterLevelKey = byLevel ? (after?.levelDB ?? 1.0e9) : 0
         return
             """
             WITH q AS (
@@ -212,7 +213,7 @@ public struct VenueSearchRepository: Sendable {
                   ON f.has_levels AND k.timezone IS NOT DISTINCT FROM f.timezone
                  AND k.utc_offset_min IS NOT DISTINCT FROM f.utc_offset_min),
             page AS (
-                SELECT l.*, coalesce(l.level, \(noLevel)) AS level_key
+                SELECT l.*, \(unescaped: levelKey) AS level_key
                 FROM leveled l
                 WHERE (NOT \(filtered) OR (
                         l.level IS NOT NULL
@@ -220,17 +221,12 @@ public struct VenueSearchRepository: Sendable {
                         AND (\(below)::float8 IS NULL OR l.level < \(below)::float8)
                         AND (cardinality(\(bandIndexes)::integer[]) = 0
                              OR width_bucket(l.level, \(bounds)::float8[]) = ANY(\(bandIndexes)::integer[]))))
-                  AND (\(after == nil) OR (
-                        CASE WHEN \(byLevel)
-                             THEN (coalesce(l.level, \(noLevel)), l.distance, l.id)
-                                  > (coalesce(\(after?.levelDB)::float8, \(noLevel)), \(after?.distanceMetres)::float8,
-                                     \(after?.venueID)::bigint)
-                             ELSE (l.distance, l.id) > (\(after?.distanceMetres)::float8, \(after?.venueID)::bigint)
-                        END))
-                ORDER BY CASE WHEN \(byLevel) THEN coalesce(l.level, \(noLevel)) ELSE 0 END, l.distance, l.id
+                  AND (\(after == nil)
+                       OR (\(unescaped: levelKey), l.distance, l.id)
+                          > (\(afterLevelKey)::float8, \(after?.distanceMetres)::float8, \(after?.venueID)::bigint))
+                ORDER BY \(unescaped: levelKey), l.distance, l.id
                 LIMIT \(query.limit))
-            \(unescaped: Self.hitsSelect(
-                from: "page", orderedBy: byLevel ? "p.level_key, p.distance, p.id" : "p.distance, p.id"))
+            \(unescaped: Self.hitsSelect(from: "page", orderedBy: "p.level_key, p.distance, p.id"))
             """
     }
 
@@ -267,7 +263,6 @@ public struct VenueSearchRepository: Sendable {
             hits.append(
                 VenueSearchHit(
                     venue: venue, checkins: Int(checkins), distanceMetres: distance, overallDB: overall, cell: cell,
-                    levelDB: level,
                     position: .init(levelDB: byLevel ? level : nil, distanceMetres: distance, venueID: venue.id)))
         }
         return hits
@@ -293,13 +288,14 @@ public struct VenueSearchRepository: Sendable {
         let rows = try await client.query(
             """
             WITH q AS (SELECT ST_SetSRID(ST_MakePoint(\(longitude), \(latitude)), 4326)::geography AS point)
-            SELECT \(unescaped: Self.venueColumns), coalesce(n.checkins, 0), ST_Distance(v.location, q.point, false),
+            SELECT \(unescaped: Self.venueColumns), coalesce(n.checkins, 0),
+                   ST_Distance(s.location, q.point, false) AS distance,
                    \(unescaped: Self.measuredLevelsWithoutNulls), s.overall_dbfs::float8
-            FROM venues v CROSS JOIN q
-            JOIN venue_levels s ON s.venue_id = v.id
-            LEFT JOIN venue_counts n ON n.venue_id = v.id
-            WHERE ST_DWithin(v.location, q.point, \(radiusMetres), false)
-            ORDER BY 12, v.id
+            FROM venue_levels s CROSS JOIN q
+            JOIN venues v ON v.id = s.venue_id
+            LEFT JOIN venue_counts n ON n.venue_id = s.venue_id
+            WHERE ST_DWithin(s.location, q.point, \(radiusMetres), false)
+            ORDER BY distance, v.id
             LIMIT \(limit)
             """,
             logger: logger)

@@ -92,7 +92,7 @@ struct SearchController {
         }
         let body = SimilarBody(
             venue: externalID, radius: radius, minimumSharedCells: VenueFinder.minimumSharedCells,
-            similar: found.similar.map { similar in
+            similar: found.map { similar in
                 let level = similar.overallDB
                 return SimilarBody.Entry(
                     venue: VenueBody(
@@ -175,15 +175,6 @@ struct SearchBody: Encodable {
     /// The next page, or null on the last.
     var next: String?
 
-    init(near: Point, radius: Double, at: Date?, sort: String, results: [Result], next: String?) {
-        self.near = near
-        self.radius = radius
-        self.at = at
-        self.sort = sort
-        self.results = results
-        self.next = next
-    }
-
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(near, forKey: .near)
@@ -219,14 +210,6 @@ struct AlternativesBody: Encodable {
     var loudness: LoudnessObject?
     var alternatives: [Alternative]
 
-    init(venue: String, at: Date, radius: Double, loudness: LoudnessObject?, alternatives: [Alternative]) {
-        self.venue = venue
-        self.at = at
-        self.radius = radius
-        self.loudness = loudness
-        self.alternatives = alternatives
-    }
-
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(venue, forKey: .venue)
@@ -255,13 +238,6 @@ struct SimilarBody: Encodable {
     var unit = "dB"
     var minimumSharedCells: Int
     var similar: [Entry]
-
-    init(venue: String, radius: Double, minimumSharedCells: Int, similar: [Entry]) {
-        self.venue = venue
-        self.radius = radius
-        self.minimumSharedCells = minimumSharedCells
-        self.similar = similar
-    }
 }
 
 extension SearchBody: JSONWritable {
