@@ -49,7 +49,7 @@ public func buildApplication(
     let cache = ReadCache(capacityBytes: configuration.readCacheBytes)
     let router = try buildRouter(
         configuration: configuration, engine: engine, migrations: runner,
-        reads: CachedReads(configuration, cache, database: engine.reads))
+        reads: CachedReads(configuration, cache, engine: engine))
     let schemaReady = StartupGate()
     var app = Application(
         router: router,
@@ -79,7 +79,7 @@ public func buildRouter(
 ) throws -> Router<AppRequestContext> {
     try buildRouter(
         configuration: configuration, engine: engine, migrations: migrations,
-        reads: CachedReads(configuration, ReadCache(capacityBytes: 0), database: engine.reads))
+        reads: CachedReads(configuration, ReadCache(capacityBytes: 0), engine: engine))
 }
 
 /// The routes, with `reads` answering the read endpoints from memory.
@@ -98,13 +98,13 @@ func buildRouter(
     MetricsController(registry: PrometheusMetricsFactory.defaultRegistry).addRoutes(to: router)
     let v2 = router.group("api/v2")
     VenuesController(venues: engine.venues, loudness: engine.loudness, reads: reads).addRoutes(to: v2)
-    CheckinsController(intake: engine.intake, loudness: engine.loudness).addRoutes(to: v2)
+    CheckinsController(intake: engine.intake, loudness: engine.loudness, reads: reads).addRoutes(to: v2)
     LoudnessController(loudness: engine.loudness, reads: reads).addRoutes(to: v2)
     SearchController(finder: engine.finder, loudness: engine.loudness, reads: reads).addRoutes(to: v2)
     MeterController().addRoutes(to: v2)
     try OpenAPIController(path: configuration.openAPIPath).addRoutes(to: v2)
     LegacyController(
-        venues: engine.venues, devices: engine.devices, intake: engine.intake, loudness: engine.loudness
+        venues: engine.venues, devices: engine.devices, intake: engine.intake, loudness: engine.loudness, reads: reads
     ).addRoutes(to: router.group("api/v1"))
     try AdminController.build(configuration: configuration, engine: engine).addRoutes(to: router)
 

@@ -106,12 +106,9 @@ public struct LoudnessReads: Sendable {
         try Bands(stored.map { Band(label: $0.label, belowDB: $0.belowDB) })
     }
 
-    /// The venue's grid, labelled with `bands` (default: the bands in force, read now); `nil` for
-    /// an unknown venue.
-    public func grid(externalID: String, bands known: Bands? = nil) async throws -> Grid? {
+    /// The venue's grid, labelled with `bands`; `nil` for an unknown venue.
+    public func grid(externalID: String, bands: Bands) async throws -> Grid? {
         guard let venue = try await venue(externalID: externalID) else { return nil }
-        let bands: Bands
-        if let known { bands = known } else { bands = try await currentBands() }
         return Grid(venue: venue, bands: bands, cells: try await cells(venueID: venue.id, bands: bands))
     }
 
@@ -167,15 +164,16 @@ public struct LoudnessReads: Sendable {
         try await checkins.find(id: id)
     }
 
-    /// The check-in with its calibrated level and label once judged; `nil` when unknown.
-    public func checkin(id: UUID) async throws -> JudgedCheckin? {
+    /// The check-in with its calibrated level and label once judged (with the bands `bands`
+    /// gives, asked only then); `nil` when unknown.
+    public func checkin(id: UUID, bands: () async throws -> Bands) async throws -> JudgedCheckin? {
         guard let checkin = try await storedCheckin(id: id) else { return nil }
         var judged = JudgedCheckin(checkin: checkin)
         if let levelDBFS = checkin.levelDBFS, checkin.status != .pending {
             let level = calibratedDB(
                 levelDBFS: Double(levelDBFS), modelOffsetDB: try await modelOffsetDB(model: checkin.deviceModel))
             judged.levelDB = level
-            judged.label = Self.label(ofCalibratedDB: level, bands: try await currentBands())
+            judged.label = Self.label(ofCalibratedDB: level, bands: try await bands())
         }
         return judged
     }
@@ -185,7 +183,6 @@ public struct LoudnessReads: Sendable {
         try await database.read { [self] in try await stores($0).loudness.modelOffsetDB(model: model) }
     }
 
-    /// The rounded median of cells' reported levels.
     /// Calibrated dB of a check-in's raw dBFS level and the device model's offset.
     public func calibratedDB(levelDBFS: Double, modelOffsetDB: Double) -> Double {
         Self.rounded(

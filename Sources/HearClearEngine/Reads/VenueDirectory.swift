@@ -42,14 +42,12 @@ public struct VenueDirectory: Sendable {
         try await loudness.checkinCount(venueID: venueID)
     }
 
-    /// The venue's document: details, check-in count, overall level and label (with `bands`,
-    /// default: the bands in force, read now); `nil` when unknown.
-    public func summary(externalID: String, bands known: Bands? = nil) async throws -> Summary? {
+    /// The venue's document: details, check-in count, overall level and label (with `bands`);
+    /// `nil` when unknown.
+    public func summary(externalID: String, bands: Bands) async throws -> Summary? {
         guard let venue = try await find(externalID: externalID) else { return nil }
         // The count does not depend on the loudness reads: it runs beside them.
         async let count = checkinCount(venueID: venue.id)
-        let bands: Bands
-        if let known { bands = known } else { bands = try await loudness.currentBands() }
         let overall = LoudnessReads.overall(try await loudness.cells(venueID: venue.id, bands: bands), bands: bands)
         return Summary(venue: venue, checkins: try await count, levelDB: overall?.levelDB, label: overall?.label)
     }

@@ -11,6 +11,8 @@ struct LegacyController {
     let devices: DeviceDirectory
     let intake: CheckinIntake
     let loudness: LoudnessReads
+    /// The bands in force, from memory like v2's.
+    let reads: CachedReads
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.get("user/{deviceID}", use: getUser)
@@ -66,7 +68,7 @@ struct LegacyController {
 
     @Sendable func getVolume(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard let venue = try await findVenue(context) else { return LegacyResponse.notFound() }
-        let volinfo = try await LegacyVolume(reader: loudness).volinfo(of: venue)
+        let volinfo = try await LegacyVolume(reader: loudness).volinfo(of: venue, bands: try await reads.currentBands())
         return LegacyResponse.json(["venue": Self.venueObject(venue), "volinfo": volinfo])
     }
 
@@ -74,7 +76,7 @@ struct LegacyController {
         var lower = 0.0
         var bounds: [[String: Any]] = []
         let referenceOffsetDB = loudness.referenceOffsetDB
-        for band in try await loudness.currentBands().bands {
+        for band in try await reads.currentBands().bands {
             let upper = band.belowDB.map { Self.amplitude(calibratedDB: $0, referenceOffsetDB: referenceOffsetDB) } ?? 1
             bounds.append(["name": band.label, "lowBound": lower, "upBound": upper])
             lower = upper

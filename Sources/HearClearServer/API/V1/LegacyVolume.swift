@@ -26,8 +26,7 @@ struct LegacyVolume {
     }
 
     /// `volinfo` of `venue/{id}/volume`: `Mon`…`Sun` (days with data only), hours in order.
-    func volinfo(of venue: Venue) async throws -> [String: Any] {
-        let bands = try await reader.currentBands()
+    func volinfo(of venue: Venue, bands: Bands) async throws -> [String: Any] {
         var days: [String: [[String: Any]]] = [:]
         // Estimated cells never reach v1: the 2013 client cannot tell them from measured ones.
         for cell in try await reader.cells(venueID: venue.id, bands: bands) where !cell.estimated {

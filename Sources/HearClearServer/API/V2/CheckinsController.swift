@@ -8,6 +8,7 @@ import Metrics
 struct CheckinsController {
     let intake: CheckinIntake
     let loudness: LoudnessReads
+    let reads: CachedReads
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.post("checkins", use: create)
@@ -42,7 +43,7 @@ struct CheckinsController {
         guard let id = UUID(uuidString: raw) else {
             throw Problem.malformed("the check-in id in the path must be a UUID")
         }
-        guard let judged = try await loudness.checkin(id: id) else {
+        guard let judged = try await loudness.checkin(id: id, bands: reads.currentBands) else {
             throw Problem.notFound("no check-in with id \(raw)")
         }
         var body = CheckinBody(checkin: judged.checkin)

@@ -17,7 +17,7 @@ struct LoudnessController {
     @Sendable func grid(_ request: Request, context: AppRequestContext) async throws -> Response {
         let externalID = try VenuesController.venueID(context)
         return try await reads.respond(.grid(externalID: externalID), to: request) {
-            let bands = try await reads.currentBands(loudness)
+            let bands = try await reads.currentBands()
             guard let grid = try await loudness.grid(externalID: externalID, bands: bands) else {
                 throw Problem.notFound("no venue with id \(externalID)")
             }
@@ -32,7 +32,7 @@ struct LoudnessController {
 
     @Sendable func bands(_ request: Request, context: AppRequestContext) async throws -> Response {
         try await reads.respond(.bands, to: request) {
-            try EncodedAnswer(BandsBody(bands: try await reads.currentBands(loudness).bands))
+            try EncodedAnswer(BandsBody(bands: try await reads.currentBands().bands))
         }
     }
 }

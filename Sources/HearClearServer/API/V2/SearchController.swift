@@ -23,7 +23,7 @@ struct SearchController {
     }
 
     @Sendable func search(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let bands = try await reads.currentBands(loudness)
+        let bands = try await reads.currentBands()
         var parameters = SearchParameters(request)
         let near = parameters.near()
         let radius = parameters.radius()
@@ -59,7 +59,7 @@ struct SearchController {
 
     @Sendable func alternatives(_ request: Request, context: AppRequestContext) async throws -> Response {
         let externalID = try VenuesController.venueID(context)
-        let bands = try await reads.currentBands(loudness)
+        let bands = try await reads.currentBands()
         var parameters = SearchParameters(request)
         let at = parameters.at() ?? parameters.now
         let radius = parameters.radius()
@@ -82,7 +82,7 @@ struct SearchController {
 
     @Sendable func similar(_ request: Request, context: AppRequestContext) async throws -> Response {
         let externalID = try VenuesController.venueID(context)
-        let bands = try await reads.currentBands(loudness)
+        let bands = try await reads.currentBands()
         var parameters = SearchParameters(request)
         let radius = parameters.radius(default: Self.similarRadiusMetres)
         let limit = parameters.limit(default: Self.shortListLimit)

@@ -34,7 +34,7 @@ struct VenuesController {
     @Sendable func get(_ request: Request, context: AppRequestContext) async throws -> Response {
         let externalID = try Self.venueID(context)
         return try await reads.respond(.venue(externalID: externalID), to: request) {
-            let bands = try await reads.currentBands(loudness)
+            let bands = try await reads.currentBands()
             guard let summary = try await venues.summary(externalID: externalID, bands: bands) else {
                 throw Problem.notFound("no venue with id \(externalID)")
             }
