@@ -156,8 +156,11 @@ public final class ReadDatabase: Service, Sendable {
     }
 }
 
-/// `body`, or a `TimeoutError` once `limit` has passed.
-func withTimeout<T: Sendable>(_ limit: Duration, _ body: @Sendable @escaping () async throws -> T) async throws -> T {
+/// `body`, or a `TimeoutError` once `limit` has passed (a pool with no reachable database would
+/// otherwise wait for a connection for a long time).
+public func withTimeout<T: Sendable>(_ limit: Duration, _ body: @Sendable @escaping () async throws -> T) async throws
+    -> T
+{
     try await withThrowingTaskGroup(of: T.self) { group in
         group.addTask { try await body() }
         group.addTask {
@@ -170,7 +173,7 @@ func withTimeout<T: Sendable>(_ limit: Duration, _ body: @Sendable @escaping () 
     }
 }
 
-struct TimeoutError: Error, CustomStringConvertible {
-    let limit: Duration
-    var description: String { "no answer within \(limit)" }
+public struct TimeoutError: Error, CustomStringConvertible {
+    public let limit: Duration
+    public var description: String { "no answer within \(limit)" }
 }

@@ -22,7 +22,7 @@ struct EncodedAnswer: Sendable {
         }
     }
 
-    var gzipETag: String { String(eTag.dropLast()) + "-gzip\"" }
+    var gzipETag: String { EntityTag.gzipped(eTag) }
 
     /// Bytes held: both bodies.
     var bytes: Int { json.readableBytes + (gzipped?.readableBytes ?? 0) }

@@ -22,7 +22,7 @@ struct ResponseCompressionMiddleware<Context: RequestContext>: RouterMiddleware 
         response.headers[.contentEncoding] = "gzip"
         // A strong tag names one representation; the gzipped one gets its own (RFC 9110 §8.8.3).
         if let tag = response.headers[.eTag], tag.hasPrefix("\""), tag.hasSuffix("\"") {
-            response.headers[.eTag] = String(tag.dropLast()) + "-gzip\""
+            response.headers[.eTag] = EntityTag.gzipped(tag)
         }
         response.headers[.contentLength] = String(compressed.readableBytes)
         response.body = .init(byteBuffer: compressed)

@@ -1,3 +1,4 @@
+import HearClearEngine
 import HearClearStore
 import Hummingbird
 import Logging
@@ -23,21 +24,5 @@ struct HealthController {
                 return try JSONResponse.make(["status": "database unreachable"], status: .serviceUnavailable)
             }
         }
-    }
-}
-
-struct TimedOut: Error {}
-
-/// Runs `body`, throwing `TimedOut` after `limit` (a pool with no reachable database would
-/// otherwise wait for a connection for a long time).
-func withTimeout<T: Sendable>(_ limit: Duration, _ body: @Sendable @escaping () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: limit)
-            throw TimedOut()
-        }
-        defer { group.cancelAll() }
-        return try await group.next()!
     }
 }

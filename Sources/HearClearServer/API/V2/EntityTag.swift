@@ -21,6 +21,12 @@ enum EntityTag {
         return nil
     }
 
+    /// The tag of the gzip'd representation of a strong tag's (RFC 9110 §8.8.3: a strong tag
+    /// names one representation): `"x"` → `"x-gzip"`. ``match(_:ifNoneMatch:)`` undoes it.
+    static func gzipped(_ tag: String) -> String {
+        String(tag.dropLast()) + "-gzip\""
+    }
+
     private static func bare(_ tag: String) -> String {
         var value = Substring(tag)
         if value.hasPrefix("W/") { value = value.dropFirst(2) }
