@@ -81,7 +81,7 @@ public struct AdminOverviewRepository: Sendable {
     static func recentVenuesQuery(limit: Int) -> PostgresQuery {
         """
         SELECT v.external_id, v.name, a.last_checkin_at,
-               (SELECT count(*) FROM checkins c WHERE c.venue_id = v.id)
+               coalesce((SELECT n.checkins FROM venue_counts n WHERE n.venue_id = v.id), 0)::bigint
         FROM (SELECT venue_id, activity_at, last_checkin_at FROM venue_activity WHERE last_checkin_at IS NOT NULL
               ORDER BY activity_at DESC, venue_id DESC LIMIT \(limit)) a
         JOIN venues v ON v.id = a.venue_id

@@ -53,7 +53,7 @@ public struct AdminVenueRepository: Sendable {
         return venues
     }
 
-    /// The page is cut first (inner LIMIT), so the check-in counts are taken for its rows only.
+    /// The page is cut first (inner LIMIT); the check-in counts are the ones ingest keeps (`venue_counts`).
     static func listQuery(search: String?, limit: Int, offset: Int) -> PostgresQuery {
         if let search, !search.isEmpty {
             let escaped = Self.likeEscaped(search)
@@ -61,7 +61,7 @@ public struct AdminVenueRepository: Sendable {
             let prefix = escaped + "%"
             return """
                 SELECT v.external_id, v.name, v.category, a.activity_at,
-                       (SELECT count(*) FROM checkins c WHERE c.venue_id = v.id)
+                       coalesce((SELECT n.checkins FROM venue_counts n WHERE n.venue_id = v.id), 0)::bigint
                 FROM (SELECT a.venue_id, a.activity_at
                       FROM venues m JOIN venue_activity a ON a.venue_id = m.id
                       WHERE lower(m.name) LIKE \(contains) OR m.external_id LIKE \(prefix)
@@ -72,7 +72,7 @@ public struct AdminVenueRepository: Sendable {
         }
         return """
             SELECT v.external_id, v.name, v.category, a.activity_at,
-                   (SELECT count(*) FROM checkins c WHERE c.venue_id = v.id)
+                   coalesce((SELECT n.checkins FROM venue_counts n WHERE n.venue_id = v.id), 0)::bigint
             FROM (SELECT venue_id, activity_at FROM venue_activity
                   ORDER BY activity_at DESC, venue_id DESC LIMIT \(limit) OFFSET \(offset)) a
             JOIN venues v ON v.id = a.venue_id

@@ -152,7 +152,12 @@ public struct AggregationQueue: Sendable {
     /// reusing their stored cleaning: for a recompute after a change of method. The caller queues
     /// or recomputes the venues.
     public func forgetCleaning(venueID: Int64? = nil) async throws {
-        try await client.query(Self.forgettingCleaning(venueID: venueID, enqueue: false), logger: logger)
+        try await client.query(
+            """
+            UPDATE checkins SET cleaned_at = NULL
+            WHERE venue_id = COALESCE(\(venueID), venue_id) AND cleaned_at IS NOT NULL
+            """,
+            logger: logger)
     }
 
     /// Queues every venue that has check-ins; returns how many.

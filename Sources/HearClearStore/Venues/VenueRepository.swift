@@ -25,23 +25,27 @@ public struct VenueRepository: Sendable {
     }
 
     /// The one statement that writes a venue: creates it, or — with `replacing` — replaces the
-    /// details of the existing one. `nil` when the venue exists and `replacing` is false (the
-    /// existing row is left as it is; read it with ``find(externalID:on:)``).
+    /// details of the existing one. No row when the venue exists and `replacing` is false (the
+    /// existing row is left as it is, and not locked; read it with ``find(externalID:on:)``).
     static func saveQuery(externalID: String, details: VenueDetails, replacing: Bool) -> PostgresQuery {
         """
         WITH previous AS (SELECT timezone FROM venues WHERE external_id = \(externalID))
         INSERT INTO venues (external_id, name, latitude, longitude, timezone, address, category)
         VALUES (\(externalID), \(details.name), \(details.latitude), \(details.longitude),
                 \(details.timezone), \(details.address), \(details.category))
-        ON CONFLICT (external_id) DO UPDATE SET
-            name = EXCLUDED.name, latitude = EXCLUDED.latitude, longitude = EXCLUDED.longitude,
-            timezone = EXCLUDED.timezone, address = EXCLUDED.address, category = EXCLUDED.category,
-            updated_at = now()
-        WHERE \(replacing)
+        ON CONFLICT (external_id) \(unescaped: replacing ? Self.replacingDetails : "DO NOTHING")
         RETURNING \(unescaped: columns), (xmax = 0) AS inserted,
                   (SELECT p.timezone IS DISTINCT FROM venues.timezone FROM previous p) AS zone_changed
         """
     }
+
+    /// What an upsert does to an existing venue.
+    private static let replacingDetails = """
+        DO UPDATE SET
+            name = EXCLUDED.name, latitude = EXCLUDED.latitude, longitude = EXCLUDED.longitude,
+            timezone = EXCLUDED.timezone, address = EXCLUDED.address, category = EXCLUDED.category,
+            updated_at = now()
+        """
 
     func save(externalID: String, details: VenueDetails, replacing: Bool, on connection: PostgresConnection)
         async throws -> Saved?
@@ -51,11 +55,7 @@ public struct VenueRepository: Sendable {
         var saved: Saved?
         for try await row in rows {
             var c = ColumnReader(row)
-            let venue = Venue(
-                id: try c.next(), externalID: try c.next(), name: try c.next(), latitude: try c.next(),
-                longitude: try c.next(), timezone: try c.next(), address: try c.next(), category: try c.next(),
-                createdAt: try c.next(), updatedAt: try c.next()
-            )
+            let venue = try Venue(reading: &c)
             saved = Saved(venue: venue, created: try c.next(Bool.self), zoneChanged: try c.next(Bool?.self) == true)
         }
         return saved
@@ -73,7 +73,7 @@ public struct VenueRepository: Sendable {
             // After the rows are read: one query at a time on a connection.
             if saved.zoneChanged {
                 try await connection.query(
-                    AggregationQueue.forgettingCleaning(venueID: saved.venue.id, enqueue: true), logger: logger)
+                    AggregationQueue.forgettingCleaning(venueID: saved.venue.id), logger: logger)
             }
             return (saved.venue, saved.created)
         }
@@ -108,7 +108,10 @@ public struct VenueRepository: Sendable {
         let rows = try await connection.query(
             "SELECT \(unescaped: Self.columns) FROM venues WHERE external_id = \(externalID)", logger: logger
         )
-        for try await row in rows.decode(VenueRow.self) { return Venue(row) }
+        for try await row in rows {
+            var columns = ColumnReader(row)
+            return try Venue(reading: &columns)
+        }
         return nil
     }
 
@@ -122,13 +125,13 @@ public struct VenueRepository: Sendable {
     }
 }
 
-typealias VenueRow = (Int64, String, String, Double, Double, String?, String?, String?, Date, Date)
-
 extension Venue {
-    init(_ row: VenueRow) {
+    /// A venue from ``VenueRepository/columns``.
+    init(reading columns: inout ColumnReader) throws {
         self.init(
-            id: row.0, externalID: row.1, name: row.2, latitude: row.3, longitude: row.4, timezone: row.5,
-            address: row.6, category: row.7, createdAt: row.8, updatedAt: row.9
-        )
+            id: try columns.next(), externalID: try columns.next(), name: try columns.next(),
+            latitude: try columns.next(), longitude: try columns.next(), timezone: try columns.next(),
+            address: try columns.next(), category: try columns.next(), createdAt: try columns.next(),
+            updatedAt: try columns.next())
     }
 }

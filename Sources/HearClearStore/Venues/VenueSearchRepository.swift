@@ -348,17 +348,6 @@ public struct VenuePattern: Sendable, Equatable {
     public var measuredLevelsDBFS: [Double?]
 }
 
-extension Venue {
-    /// A venue from ``VenueSearchRepository/venueColumns`` (``VenueRepository/columns``).
-    init(reading columns: inout ColumnReader) throws {
-        self.init(
-            id: try columns.next(), externalID: try columns.next(), name: try columns.next(),
-            latitude: try columns.next(), longitude: try columns.next(), timezone: try columns.next(),
-            address: try columns.next(), category: try columns.next(), createdAt: try columns.next(),
-            updatedAt: try columns.next())
-    }
-}
-
 /// A search as a prepared statement: the text of its shape (`Shape.sql`), the values of this
 /// search as its parameters (the bindings of the same query built with them).
 struct PreparedSearch<Shape: SearchShape>: PostgresPreparedStatement {
