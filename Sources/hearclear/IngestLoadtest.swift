@@ -44,33 +44,31 @@ struct IngestLoadtest: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = clients
-        configuration.decompression = .enabled(limit: .ratio(50))
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let endpoint = target.endpoint
-        let deadline = ContinuousClock.now + .seconds(duration)
-        let started = ContinuousClock.now
         let pace = rate > 0 ? " at \(rate)/s" : ""
         print("posting \(samples)-sample check-ins from \(clients) clients\(pace) for \(duration) s to \(endpoint)…")
-
         let probing = probeInterval > 0
-        let results = try await withThrowingTaskGroup(of: ClientResult.self) { group in
-            for index in 0..<clients {
-                group.addTask {
-                    try await runClient(index: index, client: client, endpoint: endpoint, until: deadline)
+        let (results, seconds) = try await target.withHTTPClient(
+            connections: clients, decompression: .enabled(limit: .ratio(50))
+        ) { client in
+            let deadline = ContinuousClock.now + .seconds(duration)
+            let started = ContinuousClock.now
+            let results = try await withThrowingTaskGroup(of: ClientResult.self) { group in
+                for index in 0..<clients {
+                    group.addTask {
+                        try await runClient(index: index, client: client, endpoint: endpoint, until: deadline)
+                    }
                 }
+                if probing {
+                    group.addTask { try await runProbe(client: client, endpoint: endpoint, until: deadline) }
+                }
+                var total = ClientResult()
+                for try await result in group { total.merge(result) }
+                return total
             }
-            if probing {
-                group.addTask { try await runProbe(client: client, endpoint: endpoint, until: deadline) }
-            }
-            var total = ClientResult()
-            for try await result in group { total.merge(result) }
-            return total
+            let elapsed = (ContinuousClock.now - started)
+            return (results, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         }
-        let elapsed = (ContinuousClock.now - started)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        try await client.shutdown()
 
         let rate = Double(results.ok) / seconds
         func ms(_ p: Double) -> String {

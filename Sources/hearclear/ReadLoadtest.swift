@@ -76,9 +76,7 @@ struct ReadLoadtest: AsyncParsableCommand {
 
     func validate() throws {
         guard venues > 0, venues <= 1_000_000 else { throw ValidationError("--venues must be 1…1000000") }
-        guard prefix.utf8.count <= 100, prefix.unicodeScalars.allSatisfy(Self.venueIDCharacters.contains) else {
-            throw ValidationError("--prefix must be at most 100 characters of A–Z a–z 0–9 . _ ~ : -")
-        }
+        try LoadtestOutput.validate(prefix: prefix)
         guard ingestShare.isFinite, (0...0.5).contains(ingestShare) else {
             throw ValidationError("--ingest-share must be from 0 to 0.5")
         }
@@ -126,23 +124,10 @@ struct ReadLoadtest: AsyncParsableCommand {
         }
         let seconds = Double(IngestLoadtest.microseconds((results.finished ?? started) - started)) / 1e6
         let report = Report(results, staleness: staleness, seconds: seconds, mix: mix, command: self)
-        if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
-        } else {
-            print(report.text)
-        }
+        try LoadtestOutput.print(report, text: report.text, json: json)
     }
 
-    /// A progress line: to standard output, or standard error under `--json`.
-    private func note(_ line: String) {
-        if json {
-            FileHandle.standardError.write(Data((line + "\n").utf8))
-        } else {
-            print(line)
-        }
-    }
+    private func note(_ line: String) { LoadtestOutput.note(line, json: json) }
 
     // MARK: - The requests
 

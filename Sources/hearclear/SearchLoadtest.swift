@@ -54,9 +54,7 @@ struct SearchLoadtest: AsyncParsableCommand {
         guard radius.isFinite, radius > 0, radius <= 50_000 else {
             throw ValidationError("--radius must be in (0, 50000]")
         }
-        guard prefix.utf8.count <= 100, prefix.unicodeScalars.allSatisfy(ReadLoadtest.venueIDCharacters.contains) else {
-            throw ValidationError("--prefix must be at most 100 characters of A–Z a–z 0–9 . _ ~ : -")
-        }
+        try LoadtestOutput.validate(prefix: prefix)
     }
 
     /// The point `north` and `east` of the centre in the city's square, each a share −0.5…0.5 of
@@ -112,18 +110,10 @@ struct SearchLoadtest: AsyncParsableCommand {
             return request
         }
         let report = Report(health: health, search: search)
-        if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
-        } else {
-            print(report.text)
-        }
+        try LoadtestOutput.print(report, text: report.text, json: json)
     }
 
-    private func note(_ line: String) {
-        if json { FileHandle.standardError.write(Data((line + "\n").utf8)) } else { print(line) }
-    }
+    private func note(_ line: String) { LoadtestOutput.note(line, json: json) }
 
     // MARK: - Measuring
 
