@@ -20,8 +20,9 @@ struct SearchLoadtest: AsyncParsableCommand {
             First every client sends GET /health for a quarter of --duration (at least 3 s), the reference \
             figure of this run; then every client sends, one after another over a kept-alive connection, \
             GET /api/v2/venues?near=P&radius=R&at=T&label=L&limit=20 with P uniform over the city (seeded, \
-            the same in every run), R = --radius, L = --label and T five minutes ago (the hour of the \
-            check-ins). A search is an error unless it answers 200. Prints searches/s, p50/p99/p99.9/max \
+            the same in every run), R = --radius, L = --label and T = --at, by default five minutes \
+            ago (the hour of the check-ins --setup sends; give the time of an earlier set-up's check-ins \
+            to measure a city set up before). A search is an error unless it answers 200. Prints searches/s, p50/p99/p99.9/max \
             latency (HdrHistogram), the mean number of results (of every 16th answer), and both as ratios \
             to /health.
 
@@ -37,6 +38,15 @@ struct SearchLoadtest: AsyncParsableCommand {
     @Option(help: "Search radius, metres.") var radius = 1_500.0
     @Option(help: "The label filter of every search (comma-separated band labels); empty for none.")
     var label = "quiet"
+    @Option(
+        help: "The instant every search asks about (RFC 3339); by default five minutes ago.",
+        transform: { text in
+            guard let instant = RFC3339.parse(text) else {
+                throw ValidationError("--at must be an RFC 3339 instant, e.g. 2026-11-24T00:25:00Z")
+            }
+            return instant.date
+        })
+    var at: Date?
     @Flag(help: "Before measuring, create the city (idempotent: venues already with check-ins keep them).")
     var setup = false
     @Flag(help: "Print the figures as one JSON object.") var json = false
@@ -90,7 +100,7 @@ struct SearchLoadtest: AsyncParsableCommand {
         let health = try await measure(client: client, seconds: healthSeconds) { _ in
             HTTPClientRequest(url: endpoint + "/health")
         }
-        let at = RFC3339.format(Date().addingTimeInterval(-300)).replacingOccurrences(of: "+", with: "%2B")
+        let at = RFC3339.format(self.at ?? Date().addingTimeInterval(-300)).replacingOccurrences(of: "+", with: "%2B")
         let filter =
             label.isEmpty ? "" : "&label=" + (label.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
         note(
