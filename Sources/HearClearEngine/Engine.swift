@@ -19,6 +19,8 @@ public struct Engine: Sendable {
     public let finder: VenueFinder
     /// Where reads go: `replica` when given and answering, else `client`.
     public let reads: ReadDatabase
+    /// Phone calibration: the crowd fit, reference calibrations, overrides.
+    public let calibrator: Calibrator
 
     /// - Parameter replica: a streaming replica of `client`'s database for reads
     ///   (`DATABASE_READ_URL`); run ``reads`` as a service to use it.
@@ -42,6 +44,7 @@ public struct Engine: Sendable {
         devices = DeviceDirectory(
             devices: DeviceRepository(client: client, logger: logger),
             administration: DeviceAdministration(client: client, logger: logger))
+        calibrator = Calibrator(client: client, referenceOffsetDB: configuration.referenceOffsetDB, logger: logger)
         // An admin's decision is judged once, at once: nothing to remember.
         decisions = CheckinDecisions(
             overrides: CheckinOverrideRepository(client: client, logger: logger),
@@ -50,6 +53,9 @@ public struct Engine: Sendable {
 
     /// The aggregation worker of this process, held back by `gate` until the schema is ready.
     public func worker(gate: StartupGate) -> AggregationWorker {
-        AggregationWorker(client: client, logger: logger, gate: gate, concurrency: configuration.aggregationWorkers)
+        AggregationWorker(
+            client: client, logger: logger, gate: gate, concurrency: configuration.aggregationWorkers,
+            calibration: configuration.calibrationIntervalSeconds > 0
+                ? (calibrator, .seconds(configuration.calibrationIntervalSeconds)) : nil)
     }
 }

@@ -45,6 +45,12 @@ struct Serve: AsyncParsableCommand {
             "Batches of venues (up to 32 each) this instance aggregates at once. Env: HEARCLEAR_AGGREGATION_WORKERS. Default: 2"
     )
     var aggregationWorkers: Int?
+
+    @Option(
+        help:
+            "Seconds between crowd calibration fits of the phone models' offsets (0: never; `hearclear calibrate models --fit` fits on demand). Env: HEARCLEAR_CALIBRATION_INTERVAL. Default: 900"
+    )
+    var calibrationInterval: Int?
     @Option(help: "User name of the admin at /farmer. Env: HEARCLEAR_ADMIN_USER. Default: admin")
     var adminUser: String?
 
@@ -104,6 +110,9 @@ struct Serve: AsyncParsableCommand {
         }
         if let aggregationWorkers {
             extra[["hearclear", "aggregation", "workers"]] = .init(.int(aggregationWorkers), isSecret: false)
+        }
+        if let calibrationInterval {
+            extra[["hearclear", "calibration", "interval"]] = .init(.int(calibrationInterval), isSecret: false)
         }
         if let adminUser { extra[["hearclear", "admin", "user"]] = .init(.string(adminUser), isSecret: false) }
         if let adminPasswordHash {

@@ -17,6 +17,9 @@ public struct AggregationWorker: Service {
     let logger: Logger
     /// Batches processed at once by this instance (each in its own transaction).
     let concurrency: Int
+    /// The crowd calibration and how often it runs (the first fit one interval after start);
+    /// `nil`: never.
+    let calibration: (calibrator: Calibrator, interval: Duration)?
     /// Most venues in one batch (one transaction): a batch costs the same dozen round trips
     /// whatever its size, so under load the worker takes more venues at a time and keeps up.
     static let batchSize = 32
@@ -24,8 +27,10 @@ public struct AggregationWorker: Service {
     /// `gate` holds the worker until the schema is ready (opened after migrations).
     public init(
         client: PostgresClient, logger: Logger, pollInterval: Duration = .seconds(2),
-        gate: StartupGate = StartupGate(open: true), concurrency: Int = 2
+        gate: StartupGate = StartupGate(open: true), concurrency: Int = 2,
+        calibration: (calibrator: Calibrator, interval: Duration)? = nil
     ) {
+        self.calibration = calibration
         self.aggregator = Aggregator(client: client, logger: logger)
         self.client = client
         self.pollInterval = pollInterval
@@ -40,6 +45,9 @@ public struct AggregationWorker: Service {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await listen(waker) }
                 group.addTask { await poll(waker) }
+                if let calibration {
+                    group.addTask { await calibrate(calibration.calibrator, every: calibration.interval) }
+                }
                 // A start that fails before the schema is ready shuts the worker down here.
                 if await gate.wait() {
                     for await _ in wakes {
@@ -108,6 +116,20 @@ public struct AggregationWorker: Service {
             waker.yield()
         } lost: { error in
             if let error { logger.warning("aggregation LISTEN lost; retrying", metadata: ["error": "\(error)"]) }
+        }
+    }
+
+    /// Refits the calibration every `interval` once the schema is ready; a failure is logged and
+    /// the next interval tries again.
+    private func calibrate(_ calibrator: Calibrator, every interval: Duration) async {
+        guard await gate.wait() else { return }
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: interval) } catch { return }
+            do {
+                try await calibrator.refit()
+            } catch {
+                logger.error("calibration failed", metadata: ["error": "\(error)"])
+            }
         }
     }
 

@@ -31,6 +31,8 @@ public struct EngineConfiguration: Sendable {
     public var referenceOffsetDB = 110.0
     /// Batches of venues this instance aggregates at once.
     public var aggregationWorkers = 2
+    /// Seconds between crowd calibration fits (``Calibrator``); 0: never (only on demand).
+    public var calibrationIntervalSeconds = 900
 
     public init() {}
 
@@ -44,6 +46,8 @@ public struct EngineConfiguration: Sendable {
         databaseConnections = reader.int(forKey: "hearclear.database.connections", default: databaseConnections)
         referenceOffsetDB = reader.double(forKey: "hearclear.reference.offset.db", default: referenceOffsetDB)
         aggregationWorkers = reader.int(forKey: "hearclear.aggregation.workers", default: aggregationWorkers)
+        calibrationIntervalSeconds = reader.int(
+            forKey: "hearclear.calibration.interval", default: calibrationIntervalSeconds)
         let format = reader.string(forKey: "hearclear.log.format", default: logFormat.rawValue)
         guard let logFormat = LogFormat(rawValue: format) else {
             throw ConfigurationError.invalid("log format must be 'text' or 'json', not '\(format)'")
@@ -58,6 +62,9 @@ public struct EngineConfiguration: Sendable {
         guard maxDistanceMetres > 0, databaseConnections > 0, (1...32).contains(aggregationWorkers) else {
             throw ConfigurationError.invalid(
                 "max distance and database connections must be positive, aggregation workers 1…32")
+        }
+        guard (0...604_800).contains(calibrationIntervalSeconds) else {
+            throw ConfigurationError.invalid("calibration interval must be 0 (never) to 604800 seconds (a week)")
         }
     }
 

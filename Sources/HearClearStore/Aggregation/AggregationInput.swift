@@ -15,7 +15,8 @@ public struct AggregationInput: Sendable, Equatable {
         public var deviceKey: Int64
         /// An admin excluded the device: the check-in is excluded as `device_excluded`.
         public var deviceExcluded: Bool
-        /// `device_model_offsets.offset_db` of the device's model, 0 when it has none.
+        /// The offset in force for the device: its model's (`device_model_offsets`) plus its own
+        /// deviation (`device_offsets`), 0 without either.
         public var modelOffsetDB: Double
         /// Reasons given at receipt (e.g. `too_far_from_venue`); they stand at every re-judgement.
         public var receiptReasons: [JudgementReason]

@@ -48,7 +48,7 @@ public struct AggregationRepository: Sendable {
         let rows = try await connection.query(
             """
             SELECT c.venue_id, c.id, c.started_at, c.received_at, c.device_id, d.excluded,
-                   COALESCE(o.offset_db, 0)::float8, c.receipt_reasons,
+                   (COALESCE(o.offset_db, 0) + COALESCE(e.offset_db, 0))::float8, c.receipt_reasons,
                    c.cleaned_at IS NOT NULL, c.clean_exclusion, COALESCE(c.valid_seconds, 0), c.level_dbfs, c.status,
                    c.reasons,
                    CASE WHEN c.cleaned_at IS NULL THEN c.offsets_s END,
@@ -59,6 +59,7 @@ public struct AggregationRepository: Sendable {
             FROM checkins c
             JOIN devices d ON d.id = c.device_id
             LEFT JOIN device_model_offsets o ON o.model = d.model
+            LEFT JOIN device_offsets e ON e.device_id = d.id
             LEFT JOIN checkin_overrides a ON a.checkin_id = c.id
             WHERE c.venue_id = ANY(\(venueIDs)) \(unescaped: newOnly ? "AND c.cleaned_at IS NULL" : "")
             ORDER BY c.venue_id, c.started_at, c.id
@@ -344,9 +345,9 @@ public struct AggregationRepository: Sendable {
             """
             INSERT INTO loudness_cells (
                 venue_id, weekday, hour, level_dbfs, range_low_dbfs, range_high_dbfs, scale_db, checkins, devices,
-                confidence, estimated, basis)
+                confidence, estimated, basis, calibration_fit_id)
             SELECT c.venue_id, c.weekday, c.hour, c.level, c.low, c.high, c.scale, c.checkins, c.devices, c.confidence,
-                   c.basis <> '', NULLIF(c.basis, '')
+                   c.basis <> '', NULLIF(c.basis, ''), calibration_fit_in_force()
             FROM unnest(
                 \(upserted.map(\.venueID))::bigint[],
                 \(cells.map { Int16($0.weekday) })::smallint[], \(cells.map { Int16($0.hour) })::smallint[],
@@ -359,7 +360,8 @@ public struct AggregationRepository: Sendable {
                 level_dbfs = EXCLUDED.level_dbfs, range_low_dbfs = EXCLUDED.range_low_dbfs,
                 range_high_dbfs = EXCLUDED.range_high_dbfs, scale_db = EXCLUDED.scale_db,
                 checkins = EXCLUDED.checkins, devices = EXCLUDED.devices, confidence = EXCLUDED.confidence,
-                estimated = EXCLUDED.estimated, basis = EXCLUDED.basis, updated_at = now()
+                estimated = EXCLUDED.estimated, basis = EXCLUDED.basis,
+                calibration_fit_id = EXCLUDED.calibration_fit_id, updated_at = now()
             """,
             logger: logger)
     }

@@ -1,0 +1,393 @@
+import Foundation
+import Logging
+import LoudnessCore
+import PostgresNIO
+
+/// A reference calibration of a phone model as stored.
+public struct ReferenceCalibration: Sendable, Equatable {
+    public enum Method: String, Sendable, Equatable, CaseIterable {
+        case tone, meter
+    }
+
+    public var id: Int64
+    public var model: String
+    public var method: Method
+    /// dB SPL = dBFS + this.
+    public var absoluteOffsetDB: Double
+    /// What the calibration measured, as JSON text (e.g. the tone's frequency and level).
+    public var detail: String
+    public var createdAt: Date
+    public var createdBy: String
+    public var withdrawnAt: Date?
+}
+
+/// One model as the admin and `hearclear calibrate models` see it.
+public struct ModelCalibration: Sendable, Equatable {
+    public var model: String
+    /// Devices of the model, and check-ins from them.
+    public var devices: Int
+    /// The latest fit's estimate, if the model was in it.
+    public var crowd: ModelOffsetFit?
+    /// The offset in force (none: 0).
+    public var inForce: ModelOffsetInForce?
+    public var override: (offsetDB: Double, note: String?, setBy: String, setAt: Date)?
+    public var references: [ReferenceCalibration]
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.model == b.model && a.devices == b.devices && a.crowd == b.crowd && a.inForce == b.inForce
+            && a.override?.offsetDB == b.override?.offsetDB && a.references == b.references
+    }
+}
+
+/// A crowd fit as stored.
+public struct StoredCalibrationFit: Sendable, Equatable {
+    public var id: Int64
+    public var fittedAt: Date
+    public var cells: Int
+    public var observations: Int
+    public var scaleDB: Double?
+    public var changedModels: Int
+    public var changedDevices: Int
+    public var queuedVenues: Int
+}
+
+/// What applying a fit changed.
+public struct AppliedCalibration: Sendable, Equatable {
+    public var fitID: Int64
+    public var changedModels: [String]
+    public var changedDevices: Int
+    /// Venues queued to be judged again with the new offsets.
+    public var queuedVenues: Int
+}
+
+/// The crowd calibration's data (docs/ARCHITECTURE.md, "Crowd calibration"): the co-located
+/// evidence, reference calibrations, admin overrides, fits, and the offsets in force.
+public struct CalibrationRepository: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+
+    /// An offset in force that moves less than this is left as it is (and its venues are not
+    /// judged again): below what a cell's 0.1 dB rounding shows.
+    public static let changeThresholdDB = 0.05
+    /// Key of the advisory lock one fit holds, so instances sharing a database fit one at a time.
+    static let lockKey: Int64 = 0x4843_4361_6C69_62  // "HCCalib"
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// The evidence, in one transaction that holds the calibration lock: `work` gets the
+    /// observations, the reference calibrations' absolute offsets and the overrides by model,
+    /// and returns what to apply; `nil` when another instance is fitting.
+    public func withEvidence(
+        _ work:
+            @Sendable ([CrowdObservation], _ references: [String: [Double]], _ overrides: [String: Double])
+            throws -> (fit: CrowdFit, inForce: [String: ModelOffsetInForce])
+    ) async throws -> AppliedCalibration? {
+        try await client.transaction(logger: logger) { connection in
+            let locked = try await connection.query(
+                "SELECT pg_try_advisory_xact_lock(\(Self.lockKey))", logger: logger
+            ).collect().first?.decode(Bool.self)
+            guard locked == true else { return nil }
+            let observations = try await Self.observations(on: connection, logger: logger)
+            let references = try await Self.activeReferences(on: connection, logger: logger)
+            let overrides = try await Self.overrides(on: connection, logger: logger)
+            let (fit, inForce) = try work(observations, references, overrides)
+            return try await Self.apply(fit: fit, inForce: inForce, on: connection, logger: logger)
+        }
+    }
+
+    /// Each device's median level in each venue cell it measured together with another device:
+    /// the pieces the judgement accepted (counted or outliers: the fit has its own robust
+    /// weights, and outliers were decided with the old offsets), ≥ 10 valid seconds, from
+    /// devices with a model that are not excluded. Raw dBFS: no offset applied.
+    static func observations(on connection: PostgresConnection, logger: Logger) async throws -> [CrowdObservation] {
+        let rows = try await connection.query(
+            """
+            SELECT cell, device_id, model, level, pieces
+            FROM (
+                SELECT h.venue_id * 168 + (h.weekday - 1) * 24 + h.hour AS cell, h.device_id, d.model,
+                       percentile_cont(0.5) WITHIN GROUP (ORDER BY h.leq_dbfs) AS level, count(*) AS pieces,
+                       count(*) OVER (PARTITION BY h.venue_id, h.weekday, h.hour) AS devices
+                FROM checkin_hours h
+                JOIN devices d ON d.id = h.device_id
+                WHERE (h.counted OR h.outlier) AND h.valid_seconds >= 10 AND d.model IS NOT NULL AND NOT d.excluded
+                GROUP BY h.venue_id, h.weekday, h.hour, h.device_id, d.model) AS per_device
+            WHERE devices >= 2
+            """,
+            logger: logger)
+        var observations: [CrowdObservation] = []
+        for try await (cell, device, model, level, pieces) in rows.decode((Int64, Int64, String, Double, Int64).self) {
+            observations.append(
+                CrowdObservation(cell: cell, device: device, model: model, levelDBFS: level, checkins: Int(pieces)))
+        }
+        return observations
+    }
+
+    static func activeReferences(on connection: PostgresConnection, logger: Logger) async throws
+        -> [String: [Double]]
+    {
+        let rows = try await connection.query(
+            "SELECT model, absolute_offset_db::float8 FROM reference_calibrations WHERE withdrawn_at IS NULL",
+            logger: logger)
+        var references: [String: [Double]] = [:]
+        for try await (model, offset) in rows.decode((String, Double).self) {
+            references[model, default: []].append(offset)
+        }
+        return references
+    }
+
+    static func overrides(on connection: PostgresConnection, logger: Logger) async throws -> [String: Double] {
+        let rows = try await connection.query(
+            "SELECT model, offset_db::float8 FROM model_offset_overrides", logger: logger)
+        var overrides: [String: Double] = [:]
+        for try await (model, offset) in rows.decode((String, Double).self) { overrides[model] = offset }
+        return overrides
+    }
+
+    /// Stores the fit, makes `inForce` and the fit's device deviations the offsets in force, and
+    /// queues (for a full read) every venue with check-ins of a model or device whose offset moved.
+    static func apply(
+        fit: CrowdFit, inForce: [String: ModelOffsetInForce], on connection: PostgresConnection, logger: Logger
+    ) async throws -> AppliedCalibration {
+        let fitID =
+            try await connection.query(
+                """
+                INSERT INTO calibration_fits (cells, observations, iterations, scale_db)
+                VALUES (\(fit.cells), \(fit.observations), \(fit.iterations), \(fit.scaleDB.map(Float.init)))
+                RETURNING id
+                """,
+                logger: logger
+            ).collect().first?.decode(Int64.self) ?? 0
+        let models = fit.models
+        if !models.isEmpty {
+            try await connection.query(
+                """
+                INSERT INTO calibration_fit_models (
+                    fit_id, model, offset_db, standard_error_db, checkins, devices, component, anchored, status)
+                SELECT \(fitID), m.model, m.offset_db, NULLIF(m.error, 'NaN'::real), m.checkins, m.devices, m.component,
+                       m.anchored, m.status
+                FROM unnest(\(models.map(\.model))::text[], \(models.map { Float($0.offsetDB) })::real[],
+                            \(models.map { Float($0.standardErrorDB ?? .nan) })::real[],
+                            \(models.map { Int32($0.checkins) })::integer[], \(models.map { Int32($0.devices) })::integer[],
+                            \(models.map(\.component))::text[], \(models.map(\.anchored))::boolean[],
+                            \(models.map(\.status.rawValue))::text[])
+                  AS m(model, offset_db, error, checkins, devices, component, anchored, status)
+                """,
+                logger: logger)
+        }
+        // Models whose offset in force moves (or appears, or goes).
+        let current = try await connection.query(
+            "SELECT model, offset_db::float8 FROM device_model_offsets", logger: logger)
+        var before: [String: Double] = [:]
+        for try await (model, offset) in current.decode((String, Double).self) { before[model] = offset }
+        let changedModels = Set(before.keys).union(inForce.keys).filter { model in
+            abs((before[model] ?? 0) - (inForce[model]?.offsetDB ?? 0)) >= changeThresholdDB
+        }.sorted()
+        let rows = inForce.values.sorted { $0.model < $1.model }
+        try await connection.query(
+            """
+            WITH wanted AS (
+                SELECT * FROM unnest(\(rows.map(\.model))::text[], \(rows.map { Float($0.offsetDB) })::real[],
+                                     \(rows.map(\.source.rawValue))::text[]) AS w(model, offset_db, source)),
+            gone AS (DELETE FROM device_model_offsets o WHERE NOT EXISTS (SELECT 1 FROM wanted w WHERE w.model = o.model))
+            INSERT INTO device_model_offsets (model, offset_db, source, fit_id, note, updated_at)
+            SELECT w.model, w.offset_db, w.source, \(fitID), NULL, now() FROM wanted w
+            ON CONFLICT (model) DO UPDATE SET
+                offset_db = CASE WHEN abs(device_model_offsets.offset_db - EXCLUDED.offset_db) >= \(Float(changeThresholdDB))
+                                 THEN EXCLUDED.offset_db ELSE device_model_offsets.offset_db END,
+                source = EXCLUDED.source, fit_id = EXCLUDED.fit_id, updated_at = now()
+            """,
+            logger: logger)
+        // Devices: their deviation from this fit (0 without enough evidence: no row).
+        let devices = fit.devices.filter { abs($0.offsetDB) >= 0.01 }
+        let movedRows = try await connection.query(
+            """
+            WITH wanted AS (
+                SELECT * FROM unnest(\(devices.map(\.device))::bigint[], \(devices.map { Float($0.offsetDB) })::real[],
+                                     \(devices.map { Float($0.standardErrorDB ?? .nan) })::real[],
+                                     \(devices.map { Int32($0.checkins) })::integer[])
+                  AS w(device_id, offset_db, error, checkins)),
+            moved AS (
+                SELECT coalesce(w.device_id, o.device_id) AS device_id
+                FROM wanted w FULL JOIN device_offsets o ON o.device_id = w.device_id
+                WHERE abs(coalesce(w.offset_db, 0) - coalesce(o.offset_db, 0)) >= \(Float(changeThresholdDB))),
+            gone AS (DELETE FROM device_offsets o WHERE NOT EXISTS (SELECT 1 FROM wanted w WHERE w.device_id = o.device_id)),
+            written AS (
+                INSERT INTO device_offsets (device_id, offset_db, standard_error_db, checkins, fit_id)
+                SELECT w.device_id, w.offset_db, NULLIF(w.error, 'NaN'::real), w.checkins, \(fitID) FROM wanted w
+                ON CONFLICT (device_id) DO UPDATE SET
+                    offset_db = CASE WHEN abs(device_offsets.offset_db - EXCLUDED.offset_db) >= \(Float(changeThresholdDB))
+                                     THEN EXCLUDED.offset_db ELSE device_offsets.offset_db END,
+                    standard_error_db = EXCLUDED.standard_error_db, checkins = EXCLUDED.checkins,
+                    fit_id = EXCLUDED.fit_id
+                RETURNING 1)
+            SELECT array_agg(device_id) FROM moved WHERE (SELECT count(*) FROM written) >= 0
+            """,
+            logger: logger
+        ).collect()
+        let moved = try movedRows.first.flatMap { try $0.decode([Int64]?.self) } ?? []
+        try await connection.query("UPDATE calibration_state SET fit_id = \(fitID)", logger: logger)
+        var queued = 0
+        if !changedModels.isEmpty || !moved.isEmpty {
+            queued =
+                try await connection.query(
+                    """
+                    WITH affected AS (
+                        SELECT DISTINCT c.venue_id
+                        FROM checkins c JOIN devices d ON d.id = c.device_id
+                        WHERE d.model = ANY(\(changedModels)) OR d.id = ANY(\(moved))),
+                    \(unescaped: AggregationQueue.enqueueing(from: "affected", oneNotification: true))
+                    SELECT count(*) FROM notified
+                    """,
+                    logger: logger
+                ).collect().first.map { Int(try $0.decode(Int64.self)) } ?? 0
+        }
+        try await connection.query(
+            """
+            UPDATE calibration_fits
+            SET changed_models = \(changedModels.count), changed_devices = \(moved.count), queued_venues = \(queued)
+            WHERE id = \(fitID)
+            """,
+            logger: logger)
+        return AppliedCalibration(
+            fitID: fitID, changedModels: changedModels, changedDevices: moved.count, queuedVenues: queued)
+    }
+
+    // MARK: - Reference calibrations and overrides
+
+    /// Records a reference calibration; answers its id.
+    public func addReference(
+        model: String, method: ReferenceCalibration.Method, absoluteOffsetDB: Double, detail: String, createdBy: String
+    ) async throws -> Int64 {
+        try await client.query(
+            """
+            INSERT INTO reference_calibrations (model, method, absolute_offset_db, detail, created_by)
+            VALUES (\(model), \(method.rawValue), \(Float(absoluteOffsetDB)), \(detail)::jsonb, \(createdBy))
+            RETURNING id
+            """,
+            logger: logger
+        ).collect().first?.decode(Int64.self) ?? 0
+    }
+
+    /// Withdraws a reference calibration (kept for the record); false when none is active with that id.
+    public func withdrawReference(id: Int64) async throws -> Bool {
+        let rows = try await client.query(
+            "UPDATE reference_calibrations SET withdrawn_at = now() WHERE id = \(id) AND withdrawn_at IS NULL RETURNING id",
+            logger: logger
+        ).collect()
+        return !rows.isEmpty
+    }
+
+    public func setOverride(model: String, offsetDB: Double, note: String?, setBy: String) async throws {
+        try await client.query(
+            """
+            INSERT INTO model_offset_overrides (model, offset_db, note, set_by) VALUES (\(model), \(Float(offsetDB)), \(note), \(setBy))
+            ON CONFLICT (model) DO UPDATE SET offset_db = EXCLUDED.offset_db, note = EXCLUDED.note,
+                set_by = EXCLUDED.set_by, set_at = now()
+            """,
+            logger: logger)
+    }
+
+    /// Undoes a model's override; false when it had none.
+    public func removeOverride(model: String) async throws -> Bool {
+        let rows = try await client.query(
+            "DELETE FROM model_offset_overrides WHERE model = \(model) RETURNING model", logger: logger
+        ).collect()
+        return !rows.isEmpty
+    }
+
+    // MARK: - Reading
+
+    /// The latest fit, if any.
+    public func latestFit() async throws -> StoredCalibrationFit? {
+        let rows = try await client.query(
+            """
+            SELECT id, fitted_at, cells, observations, scale_db::float8, changed_models, changed_devices, queued_venues
+            FROM calibration_fits ORDER BY id DESC LIMIT 1
+            """,
+            logger: logger)
+        for try await (id, at, cells, observations, scale, models, devices, venues) in rows.decode(
+            (Int64, Date, Int, Int, Double?, Int, Int, Int).self)
+        {
+            return StoredCalibrationFit(
+                id: id, fittedAt: at, cells: cells, observations: observations, scaleDB: scale, changedModels: models,
+                changedDevices: devices, queuedVenues: venues)
+        }
+        return nil
+    }
+
+    /// Every model known (from devices, fits, references or overrides), by name.
+    public func models() async throws -> [ModelCalibration] {
+        var byModel: [String: ModelCalibration] = [:]
+        func entry(_ model: String) -> ModelCalibration {
+            byModel[model] ?? ModelCalibration(model: model, devices: 0, references: [])
+        }
+        let devices = try await client.query(
+            "SELECT model, count(*) FROM devices WHERE model IS NOT NULL GROUP BY model", logger: logger)
+        for try await (model, count) in devices.decode((String, Int64).self) {
+            var calibration = entry(model)
+            calibration.devices = Int(count)
+            byModel[model] = calibration
+        }
+        let fits = try await client.query(
+            """
+            SELECT model, offset_db::float8, standard_error_db::float8, checkins, devices, component, anchored, status
+            FROM calibration_fit_models WHERE fit_id = (SELECT max(id) FROM calibration_fits)
+            """,
+            logger: logger)
+        for try await (model, offset, error, checkins, devices, component, anchored, status) in fits.decode(
+            (String, Double, Double?, Int, Int, String, Bool, String).self)
+        {
+            var calibration = entry(model)
+            calibration.crowd = ModelOffsetFit(
+                model: model, offsetDB: offset, standardErrorDB: error, checkins: checkins, devices: devices,
+                component: component, anchored: anchored,
+                status: ModelOffsetFit.Status(rawValue: status) ?? .insufficientEvidence)
+            byModel[model] = calibration
+        }
+        let inForce = try await client.query(
+            "SELECT model, offset_db::float8, source FROM device_model_offsets", logger: logger)
+        for try await (model, offset, source) in inForce.decode((String, Double, String).self) {
+            var calibration = entry(model)
+            calibration.inForce = ModelOffsetInForce(
+                model: model, offsetDB: offset, source: ModelOffsetSource(rawValue: source) ?? .override)
+            byModel[model] = calibration
+        }
+        let overrides = try await client.query(
+            "SELECT model, offset_db::float8, note, set_by, set_at FROM model_offset_overrides", logger: logger)
+        for try await (model, offset, note, by, at) in overrides.decode((String, Double, String?, String, Date).self) {
+            var calibration = entry(model)
+            calibration.override = (offset, note, by, at)
+            byModel[model] = calibration
+        }
+        for reference in try await references(model: nil) {
+            var calibration = entry(reference.model)
+            calibration.references.append(reference)
+            byModel[reference.model] = calibration
+        }
+        return byModel.values.sorted { $0.model < $1.model }
+    }
+
+    /// Reference calibrations, newest first (of one model, or all), withdrawn ones included.
+    public func references(model: String?) async throws -> [ReferenceCalibration] {
+        let rows = try await client.query(
+            """
+            SELECT id, model, method, absolute_offset_db::float8, detail::text, created_at, created_by, withdrawn_at
+            FROM reference_calibrations WHERE \(model)::text IS NULL OR model = \(model)::text
+            ORDER BY created_at DESC, id DESC
+            """,
+            logger: logger)
+        var references: [ReferenceCalibration] = []
+        for try await (id, model, method, offset, detail, at, by, withdrawn) in rows.decode(
+            (Int64, String, String, Double, String, Date, String, Date?).self)
+        {
+            references.append(
+                ReferenceCalibration(
+                    id: id, model: model, method: ReferenceCalibration.Method(rawValue: method) ?? .tone,
+                    absoluteOffsetDB: offset, detail: detail, createdAt: at, createdBy: by, withdrawnAt: withdrawn))
+        }
+        return references
+    }
+}

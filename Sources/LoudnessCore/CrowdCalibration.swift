@@ -1,0 +1,325 @@
+/// One device's level in one venue cell, the unit of evidence of the crowd calibration: the
+/// median level of the device's counted pieces in that cell, as the phone measured it (dBFS,
+/// before any offset).
+public struct CrowdObservation: Sendable, Equatable {
+    /// The venue cell (any key that is the same for one venue × weekday × hour).
+    public var cell: Int64
+    public var device: Int64
+    public var model: String
+    public var levelDBFS: Double
+    /// Check-in pieces behind the level (≥ 1): its weight.
+    public var checkins: Int
+
+    public init(cell: Int64, device: Int64, model: String, levelDBFS: Double, checkins: Int) {
+        self.cell = cell
+        self.device = device
+        self.model = model
+        self.levelDBFS = levelDBFS
+        self.checkins = max(1, checkins)
+    }
+}
+
+/// The crowd's estimate of one phone model's offset (dB added to its dBFS, as
+/// `CalibrationOffsets.deviceModelOffsetDB`).
+public struct ModelOffsetFit: Sendable, Equatable {
+    public enum Status: String, Sendable, Equatable, Codable {
+        /// Enough co-located evidence: the offset is the crowd's.
+        case fitted
+        /// Too few check-ins in cells shared with another model: the offset is 0.
+        case insufficientEvidence = "insufficient_evidence"
+    }
+
+    public var model: String
+    /// The offset, relative to the anchors of its component (or to the component's weighted
+    /// mean when it has none); 0 when ``status`` is not ``Status/fitted``.
+    public var offsetDB: Double
+    /// Approximate standard error of `offsetDB` (see ``CrowdCalibration``); `nil` without a fit.
+    public var standardErrorDB: Double?
+    /// Check-ins of the model in cells another model also measured.
+    public var checkins: Int
+    public var devices: Int
+    /// The connected group of models that met in cells: its first model by name.
+    public var component: String
+    /// Whether the component's absolute level came from reference calibrations.
+    public var anchored: Bool
+    public var status: Status
+
+    public init(
+        model: String, offsetDB: Double, standardErrorDB: Double?, checkins: Int, devices: Int, component: String,
+        anchored: Bool, status: Status
+    ) {
+        self.model = model
+        self.offsetDB = offsetDB
+        self.standardErrorDB = standardErrorDB
+        self.checkins = checkins
+        self.devices = devices
+        self.component = component
+        self.anchored = anchored
+        self.status = status
+    }
+}
+
+/// A device's deviation from its model, shrunk toward 0 (the model).
+public struct DeviceDeviationFit: Sendable, Equatable {
+    public var device: Int64
+    public var model: String
+    /// dB added to the device's dBFS on top of its model's offset; 0 with too little evidence.
+    public var offsetDB: Double
+    public var standardErrorDB: Double?
+    /// Check-ins of the device in cells another device also measured.
+    public var checkins: Int
+}
+
+/// The result of one crowd fit.
+public struct CrowdFit: Sendable, Equatable {
+    public var models: [ModelOffsetFit]
+    public var devices: [DeviceDeviationFit]
+    /// The robust residual scale (1.4826·MAD of the residuals), dB.
+    public var scaleDB: Double?
+    /// Cells with at least two devices, the only ones that say anything.
+    public var cells: Int
+    public var observations: Int
+    public var iterations: Int
+
+    /// The model's fit, if it was seen.
+    public func model(_ name: String) -> ModelOffsetFit? { models.first { $0.model == name } }
+}
+
+/// Phone-model offsets (and smaller per-device deviations) learned from co-located check-ins
+/// (docs/ARCHITECTURE.md, "Crowd calibration").
+///
+/// The model: a device `d` of model `m` measuring cell `c` reads
+/// `y = μ_c + b_m + e_d + ε`, where `μ_c` is the cell's level, `b_m` the model's bias, `e_d` the
+/// device's own and `ε` noise (the evening, the phone's pocket, junk). The offset that corrects
+/// it is `−b_m` (and `−e_d`). Only differences within a cell carry information, so only cells
+/// with at least two devices are used, and only the models connected through shared cells can
+/// be compared: each connected group (component) is fitted on its own and its absolute level is
+/// fixed by its anchors (models with a reference calibration), else by keeping its weighted mean
+/// offset at 0 (the reference offset then carries the absolute scale).
+///
+/// Fitting: alternating weighted means (backfitting) with Huber weights, k = 1.345 robust
+/// scales, which keeps 95 % efficiency on clean normal data and bounds the pull of junk; the
+/// device effects are ridge-shrunk toward their model with ``deviceShrinkage`` pseudo-check-ins,
+/// so a device with a few check-ins stays close to its model. The standard error of a model's
+/// offset is `s / √(Σ wᵢ·(1 − wᵢ/W_c))`: the residual scale over the effective number of
+/// check-ins, each discounted by its share of its cell (a cell's level is estimated from the
+/// same check-ins). It ignores the uncertainty of the other models' offsets: a lower bound.
+public struct CrowdCalibration: Sendable {
+    /// Huber's tuning constant, in robust scales.
+    public var huberK = 1.345
+    /// Pseudo-check-ins of a device's shrinkage toward its model: σ²/τ² for a noise σ of about
+    /// 2.5 dB and a device spread τ about its model of about 1 dB.
+    public var deviceShrinkage = 6.0
+    /// Fewest co-located check-ins (in cells another model measured too) for a model offset.
+    public var minimumModelCheckins = 10
+    /// Fewest co-located check-ins for a device deviation.
+    public var minimumDeviceCheckins = 3
+    /// Floor of the residual scale, dB: perfectly agreeing data must not give infinite weights.
+    public var minimumScaleDB = 0.2
+    public var maximumIterations = 200
+    /// Stop when no effect moves more than this, dB.
+    public var toleranceDB = 0.0005
+
+    public init() {}
+
+    /// Fits `observations`; `anchors` are the offsets (dB) that models with a reference
+    /// calibration must get: their component is shifted to match them (the mean of the
+    /// differences over the component's anchored models).
+    public func fit(_ observations: [CrowdObservation], anchors: [String: Double] = [:]) -> CrowdFit {
+        // Cells with at least two devices.
+        var devicesByCell: [Int64: Set<Int64>] = [:]
+        for observation in observations { devicesByCell[observation.cell, default: []].insert(observation.device) }
+        let used = observations.filter { (devicesByCell[$0.cell]?.count ?? 0) >= 2 }
+        guard !used.isEmpty else {
+            return CrowdFit(models: [], devices: [], scaleDB: nil, cells: 0, observations: 0, iterations: 0)
+        }
+
+        // Dense indexes.
+        let cellKeys = Array(Set(used.map(\.cell))).sorted()
+        let modelNames = Array(Set(used.map(\.model))).sorted()
+        let deviceKeys = Array(Set(used.map(\.device))).sorted()
+        let cellIndex = Dictionary(uniqueKeysWithValues: cellKeys.enumerated().map { ($1, $0) })
+        let modelIndex = Dictionary(uniqueKeysWithValues: modelNames.enumerated().map { ($1, $0) })
+        let deviceIndex = Dictionary(uniqueKeysWithValues: deviceKeys.enumerated().map { ($1, $0) })
+        let c = used.map { cellIndex[$0.cell]! }
+        let m = used.map { modelIndex[$0.model]! }
+        let d = used.map { deviceIndex[$0.device]! }
+        let y = used.map(\.levelDBFS)
+        let n = used.map { Double($0.checkins) }
+        var deviceModel = [Int](repeating: 0, count: deviceKeys.count)
+        for i in used.indices { deviceModel[d[i]] = m[i] }
+
+        // Models connected through shared cells.
+        var components = UnionFind(count: modelNames.count)
+        var firstModelInCell = [Int](repeating: -1, count: cellKeys.count)
+        for i in used.indices {
+            if firstModelInCell[c[i]] < 0 {
+                firstModelInCell[c[i]] = m[i]
+            } else {
+                components.union(firstModelInCell[c[i]], m[i])
+            }
+        }
+        // Evidence: check-ins in cells shared with another model (models), another device (devices).
+        var modelsInCell = [Set<Int>](repeating: [], count: cellKeys.count)
+        for i in used.indices { modelsInCell[c[i]].insert(m[i]) }
+        var modelEvidence = [Int](repeating: 0, count: modelNames.count)
+        var deviceEvidence = [Int](repeating: 0, count: deviceKeys.count)
+        var modelDevices = [Set<Int>](repeating: [], count: modelNames.count)
+        for i in used.indices {
+            if modelsInCell[c[i]].count >= 2 { modelEvidence[m[i]] += used[i].checkins }
+            deviceEvidence[d[i]] += used[i].checkins
+            modelDevices[m[i]].insert(d[i])
+        }
+
+        var mu = [Double](repeating: 0, count: cellKeys.count)
+        var bias = [Double](repeating: 0, count: modelNames.count)
+        var own = [Double](repeating: 0, count: deviceKeys.count)
+        var weight = n
+        var scale = minimumScaleDB
+        var iterations = 0
+        var residual = [Double](repeating: 0, count: used.count)
+        while iterations < maximumIterations {
+            iterations += 1
+            var moved = 0.0
+            // Cells.
+            var sum = [Double](repeating: 0, count: cellKeys.count)
+            var total = [Double](repeating: 0, count: cellKeys.count)
+            for i in used.indices {
+                sum[c[i]] += weight[i] * (y[i] - bias[m[i]] - own[d[i]])
+                total[c[i]] += weight[i]
+            }
+            for k in mu.indices where total[k] > 0 {
+                let next = sum[k] / total[k]
+                moved = max(moved, abs(next - mu[k]))
+                mu[k] = next
+            }
+            // Models.
+            sum = [Double](repeating: 0, count: modelNames.count)
+            total = [Double](repeating: 0, count: modelNames.count)
+            for i in used.indices {
+                sum[m[i]] += weight[i] * (y[i] - mu[c[i]] - own[d[i]])
+                total[m[i]] += weight[i]
+            }
+            for k in bias.indices where total[k] > 0 {
+                let next = sum[k] / total[k]
+                moved = max(moved, abs(next - bias[k]))
+                bias[k] = next
+            }
+            // Devices, shrunk toward their model.
+            sum = [Double](repeating: 0, count: deviceKeys.count)
+            total = [Double](repeating: 0, count: deviceKeys.count)
+            for i in used.indices {
+                sum[d[i]] += weight[i] * (y[i] - mu[c[i]] - bias[m[i]])
+                total[d[i]] += weight[i]
+            }
+            for k in own.indices {
+                let next = sum[k] / (total[k] + deviceShrinkage)
+                moved = max(moved, abs(next - own[k]))
+                own[k] = next
+            }
+            // Each component's model biases average 0 (weighted by check-ins); the cells take
+            // the difference, so the fitted values do not change.
+            centre(&bias, &mu, components: &components, cellModel: firstModelInCell, weights: modelEvidence)
+            // Huber weights from the residuals' robust scale.
+            for i in used.indices { residual[i] = y[i] - mu[c[i]] - bias[m[i]] - own[d[i]] }
+            scale = max(
+                minimumScaleDB,
+                RobustStatistics.madToSigma * (RobustStatistics.median(residual.map(abs)) ?? minimumScaleDB))
+            let limit = huberK * scale
+            for i in used.indices {
+                let size = abs(residual[i])
+                weight[i] = n[i] * (size <= limit ? 1 : limit / size)
+            }
+            if moved < toleranceDB { break }
+        }
+
+        // Standard errors: the residual scale over the effective check-ins.
+        var cellWeight = [Double](repeating: 0, count: cellKeys.count)
+        for i in used.indices { cellWeight[c[i]] += weight[i] }
+        var modelInformation = [Double](repeating: 0, count: modelNames.count)
+        var deviceInformation = [Double](repeating: 0, count: deviceKeys.count)
+        for i in used.indices {
+            let effective = weight[i] * (1 - weight[i] / cellWeight[c[i]])
+            if modelsInCell[c[i]].count >= 2 { modelInformation[m[i]] += effective }
+            deviceInformation[d[i]] += effective
+        }
+
+        // Absolute level: anchors, else the weighted mean of 0 (already there).
+        var shift = [Int: (sum: Double, count: Int)]()
+        for (name, anchor) in anchors {
+            guard let k = modelIndex[name], modelEvidence[k] >= minimumModelCheckins else { continue }
+            let root = components.find(k)
+            shift[root, default: (0, 0)].sum += anchor - (-bias[k])
+            shift[root, default: (0, 0)].count += 1
+        }
+        let models = modelNames.indices.map { k -> ModelOffsetFit in
+            let root = components.find(k)
+            let anchorShift = shift[root].map { $0.sum / Double($0.count) }
+            let fitted = modelEvidence[k] >= minimumModelCheckins
+            return ModelOffsetFit(
+                model: modelNames[k], offsetDB: fitted ? -bias[k] + (anchorShift ?? 0) : 0,
+                standardErrorDB: fitted && modelInformation[k] > 0 ? scale / modelInformation[k].squareRoot() : nil,
+                checkins: modelEvidence[k], devices: modelDevices[k].count,
+                component: modelNames[modelNames.indices.first { components.find($0) == root } ?? k],
+                anchored: anchorShift != nil, status: fitted ? .fitted : .insufficientEvidence)
+        }
+        let devices = deviceKeys.indices.map { k -> DeviceDeviationFit in
+            let fitted = deviceEvidence[k] >= minimumDeviceCheckins
+            return DeviceDeviationFit(
+                device: deviceKeys[k], model: modelNames[deviceModel[k]], offsetDB: fitted ? -own[k] : 0,
+                standardErrorDB: fitted
+                    ? scale / (deviceInformation[k] + deviceShrinkage).squareRoot() : nil,
+                checkins: deviceEvidence[k])
+        }
+        return CrowdFit(
+            models: models, devices: devices, scaleDB: scale, cells: cellKeys.count, observations: used.count,
+            iterations: iterations)
+    }
+
+    /// Moves each component's weighted mean model bias into its cells.
+    private func centre(
+        _ bias: inout [Double], _ mu: inout [Double], components: inout UnionFind, cellModel: [Int], weights: [Int]
+    ) {
+        var sum: [Int: Double] = [:]
+        var total: [Int: Double] = [:]
+        for k in bias.indices {
+            let root = components.find(k)
+            let w = Double(max(1, weights[k]))
+            sum[root, default: 0] += w * bias[k]
+            total[root, default: 0] += w
+        }
+        var mean: [Int: Double] = [:]
+        for (root, s) in sum { mean[root] = s / (total[root] ?? 1) }
+        for k in bias.indices { bias[k] -= mean[components.find(k)] ?? 0 }
+        for cell in mu.indices where cellModel[cell] >= 0 { mu[cell] += mean[components.find(cellModel[cell])] ?? 0 }
+    }
+}
+
+/// Disjoint sets of `0..<count` with path halving and union by size.
+struct UnionFind {
+    private var parent: [Int]
+    private var size: [Int]
+
+    init(count: Int) {
+        parent = Array(0..<count)
+        size = [Int](repeating: 1, count: count)
+    }
+
+    mutating func find(_ x: Int) -> Int {
+        var x = x
+        while parent[x] != x {
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        }
+        return x
+    }
+
+    mutating func union(_ a: Int, _ b: Int) {
+        var a = find(a)
+        var b = find(b)
+        guard a != b else { return }
+        if size[a] < size[b] { swap(&a, &b) }
+        parent[b] = a
+        size[a] += size[b]
+    }
+}
