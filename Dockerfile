@@ -6,7 +6,7 @@ ARG SWIFT_IMAGE=swift:6.2-bookworm
 FROM ${SWIFT_IMAGE} AS build
 
 RUN apt-get update \
-    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libsndfile1-dev pkg-config \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libsndfile1-dev libkissfft-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /build
@@ -23,11 +23,12 @@ RUN swift build -c release --static-swift-stdlib --product hearclear \
 # ---- runtime: Debian slim with the shared libraries the binary still needs ----
 FROM debian:bookworm-slim
 
-# libsndfile1 for audio decoding; libstdc++6 and zlib1g are linked dynamically; tzdata for IANA
-# time zones; ca-certificates for TLS to a managed PostgreSQL; curl for the health check.
+# libsndfile1 for audio decoding; libkissfft-float131 for the tone calibration's FFT; libstdc++6
+# and zlib1g are linked dynamically; tzdata for IANA time zones; ca-certificates for TLS to a
+# managed PostgreSQL; curl for the health check.
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        libsndfile1 libstdc++6 zlib1g tzdata ca-certificates curl \
+        libsndfile1 libkissfft-float131 libstdc++6 zlib1g tzdata ca-certificates curl \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --user-group --uid 10001 --home-dir /app --no-create-home \
         --shell /usr/sbin/nologin hearclear

@@ -27,7 +27,11 @@ let package = Package(
     targets: [
         .target(name: "LoudnessCore"),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
-        .target(name: "AudioMetering", dependencies: ["CSndFile"]),
+        // KissFFT (BSD, Debian's libkissfft-dev): the FFT of the tone calibration. No pkgConfig:
+        // kissfft-float.pc's cflags are -D flags SwiftPM refuses with a warning (both merely restate
+        // the header's defaults); shim.h includes <kissfft/kiss_fftr.h> from the system path instead.
+        .systemLibrary(name: "CKissFFT", providers: [.apt(["libkissfft-dev"])]),
+        .target(name: "AudioMetering", dependencies: ["CSndFile", "CKissFFT"]),
         .executableTarget(name: "audiometer-bench", dependencies: ["AudioMetering"]),
         .executableTarget(name: "judge-bench", dependencies: ["LoudnessCore"]),
         // Test-only: in-memory encoding of test audio (TestAudioEncoder), for the metering and server tests.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian/Ubuntu packages HearClear needs, only those missing: libsndfile, PostgreSQL
-# and PostGIS for the PostgreSQL major that is installed (postgresql-15-postgis-3 on Debian 12).
+# Installs the Debian/Ubuntu packages HearClear needs, only those missing: libsndfile, KissFFT,
+# PostgreSQL and PostGIS for the PostgreSQL major that is installed (postgresql-15-postgis-3 on
+# Debian 12).
 set -euo pipefail
-packages=(libsndfile1-dev libpq-dev postgresql sox pkg-config)
+packages=(libsndfile1-dev libkissfft-dev libpq-dev postgresql sox pkg-config)
 
 missing_of() {
     local package

@@ -102,6 +102,7 @@ func buildRouter(
     LoudnessController(loudness: engine.loudness, reads: reads).addRoutes(to: v2)
     SearchController(finder: engine.finder, loudness: engine.loudness, reads: reads).addRoutes(to: v2)
     MeterController().addRoutes(to: v2)
+    ToneCalibrationController().addRoutes(to: v2)
     try OpenAPIController(path: configuration.openAPIPath).addRoutes(to: v2)
     LegacyController(
         venues: engine.venues, devices: engine.devices, intake: engine.intake, loudness: engine.loudness, reads: reads

@@ -11,7 +11,8 @@ struct HearClear: AsyncParsableCommand {
             be set through the environment variable named in its help; flags win over variables.
             """,
         subcommands: [
-            Serve.self, Migrate.self, Meter.self, Devices.self, Recompute.self, Simulate.self, Loadtest.self,
+            Serve.self, Migrate.self, Meter.self, Calibrate.self, Devices.self, Recompute.self, Simulate.self,
+            Loadtest.self,
         ]
     )
 }

@@ -4,8 +4,8 @@ public enum BodyLimits {
     public static let wireBytes = 1 << 20
     /// After `Content-Encoding` is undone: a gzip bomb stops here.
     public static let decompressedBytes = 8 << 20
-    /// Audio to the meter is larger and not compressed further.
+    /// Audio (the meter, the tone calibration) is larger and not compressed further.
     public static let meterBytes = 50 << 20
-    /// Paths with the larger limit.
-    static let largeBodyPaths: Set<String> = ["/api/v2/meter"]
+    /// Paths with the larger limit: the audio endpoints.
+    static let largeBodyPaths: Set<String> = ["/api/v2/meter", "/api/v2/calibrations/tone"]
 }
