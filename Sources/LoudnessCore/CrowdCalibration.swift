@@ -63,7 +63,8 @@ public struct ModelOffsetFit: Sendable, Equatable {
 public struct DeviceDeviationFit: Sendable, Equatable {
     public var device: Int64
     public var model: String
-    /// dB added to the device's dBFS on top of its model's offset; 0 with too little evidence.
+    /// dB added to the device's dBFS on top of its model's offset; 0 with too little evidence or
+    /// beyond ``CrowdCalibration/maximumDeviceOffsetDB``.
     public var offsetDB: Double
     public var standardErrorDB: Double?
     /// Check-ins of the device in cells another device also measured.
@@ -114,6 +115,12 @@ public struct CrowdCalibration: Sendable {
     public var minimumModelCheckins = 10
     /// Fewest co-located check-ins for a device deviation.
     public var minimumDeviceCheckins = 3
+    /// Largest device deviation applied, dB: a phone further from its model than the device flag
+    /// (``DeviceCalibration/flagThresholdDB``) is broken or misused, not miscalibrated, and a
+    /// correction would only make its junk look plausible. It gets none (and stays flagged).
+    public var maximumDeviceOffsetDB = DeviceCalibration.flagThresholdDB
+    /// Most broken devices dropped (one refit each); any others are left to the Huber weights.
+    public var maximumBrokenDevices = 20
     /// Floor of the residual scale, dB: perfectly agreeing data must not give infinite weights.
     public var minimumScaleDB = 0.2
     public var maximumIterations = 200
@@ -125,13 +132,50 @@ public struct CrowdCalibration: Sendable {
     /// Fits `observations`; `anchors` are the offsets (dB) that models with a reference
     /// calibration must get: their component is shifted to match them (the mean of the
     /// differences over the component's anchored models).
+    ///
+    /// A device whose readings sit further from its model than ``maximumDeviceOffsetDB`` (the
+    /// median of its residuals with its own effect) is broken, not miscalibrated: its
+    /// observations are dropped and the fit is done again without it (the worst first, at most
+    /// ``maximumBrokenDevices`` of them), so that an always-full-scale phone does not drag its
+    /// model. It is listed with no deviation.
     public func fit(_ observations: [CrowdObservation], anchors: [String: Double] = [:]) -> CrowdFit {
+        var broken: [Int64: String] = [:]
+        var kept = observations
+        var round = 0
+        while true {
+            round += 1
+            let (fit, deviations) = fitOnce(kept, anchors: anchors)
+            // The worst device only: junk drags its cells and model, so others may look deviant
+            // until it is gone.
+            let worst = deviations.filter { abs($0.value) > maximumDeviceOffsetDB }
+                .max { abs($0.value) < abs($1.value) || (abs($0.value) == abs($1.value) && $0.key > $1.key) }
+            if worst == nil || round == maximumBrokenDevices + 1 {
+                var result = fit
+                for (device, model) in broken.sorted(by: { $0.key < $1.key }) {
+                    result.devices.append(
+                        DeviceDeviationFit(device: device, model: model, offsetDB: 0, standardErrorDB: nil, checkins: 0)
+                    )
+                }
+                return result
+            }
+            for observation in kept where observation.device == worst?.key {
+                broken[observation.device] = observation.model
+            }
+            kept = observations.filter { broken[$0.device] == nil }
+        }
+    }
+
+    /// One fit, and each device's median residual with its own effect (its whole deviation from
+    /// its model).
+    private func fitOnce(_ observations: [CrowdObservation], anchors: [String: Double]) -> (
+        CrowdFit, [Int64: Double]
+    ) {
         // Cells with at least two devices.
         var devicesByCell: [Int64: Set<Int64>] = [:]
         for observation in observations { devicesByCell[observation.cell, default: []].insert(observation.device) }
         let used = observations.filter { (devicesByCell[$0.cell]?.count ?? 0) >= 2 }
         guard !used.isEmpty else {
-            return CrowdFit(models: [], devices: [], scaleDB: nil, cells: 0, observations: 0, iterations: 0)
+            return (CrowdFit(models: [], devices: [], scaleDB: nil, cells: 0, observations: 0, iterations: 0), [:])
         }
 
         // Dense indexes.
@@ -264,16 +308,22 @@ public struct CrowdCalibration: Sendable {
                 anchored: anchorShift != nil, status: fitted ? .fitted : .insufficientEvidence)
         }
         let devices = deviceKeys.indices.map { k -> DeviceDeviationFit in
-            let fitted = deviceEvidence[k] >= minimumDeviceCheckins
+            let fitted = deviceEvidence[k] >= minimumDeviceCheckins && abs(own[k]) <= maximumDeviceOffsetDB
             return DeviceDeviationFit(
                 device: deviceKeys[k], model: modelNames[deviceModel[k]], offsetDB: fitted ? -own[k] : 0,
                 standardErrorDB: fitted
                     ? scale / (deviceInformation[k] + deviceShrinkage).squareRoot() : nil,
                 checkins: deviceEvidence[k])
         }
-        return CrowdFit(
-            models: models, devices: devices, scaleDB: scale, cells: cellKeys.count, observations: used.count,
-            iterations: iterations)
+        var deviations: [Int: [Double]] = [:]
+        for i in used.indices { deviations[d[i], default: []].append(y[i] - mu[c[i]] - bias[m[i]]) }
+        let wholeDeviations = Dictionary(
+            uniqueKeysWithValues: deviations.map { (deviceKeys[$0.key], RobustStatistics.median($0.value) ?? 0) })
+        return (
+            CrowdFit(
+                models: models, devices: devices, scaleDB: scale, cells: cellKeys.count, observations: used.count,
+                iterations: iterations), wholeDeviations
+        )
     }
 
     /// Moves each component's weighted mean model bias into its cells.

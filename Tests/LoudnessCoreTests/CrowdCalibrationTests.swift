@@ -130,6 +130,22 @@ struct CrowdCalibrationTests {
         #expect(manyError < fewError)
     }
 
+    @Test func aBrokenPhoneGetsNoCorrection() throws {
+        // Device 7 reads 30 dB above its model in every cell (always full scale): far beyond the
+        // 6 dB of a miscalibrated phone, it gets no deviation, and the models' offsets hold.
+        var observations = Self.city(biases: ["A": 2, "B": -2])
+        for cell in 0..<40 {
+            observations.append(
+                CrowdObservation(
+                    cell: Int64(cell), device: 7, model: "A", levelDBFS: -40 + Double(cell % 7) + 32, checkins: 1))
+        }
+        let fit = CrowdCalibration().fit(observations)
+        let broken = try #require(fit.devices.first { $0.device == 7 })
+        #expect(broken.offsetDB == 0 && broken.standardErrorDB == nil)
+        #expect(abs((fit.model("A")?.offsetDB ?? 9) - -2) < 0.3)
+        #expect(abs((fit.model("B")?.offsetDB ?? 9) - 2) < 0.3)
+    }
+
     @Test func cellsWithOneDeviceAreIgnored() {
         let fit = CrowdCalibration().fit([
             CrowdObservation(cell: 1, device: 1, model: "A", levelDBFS: -30, checkins: 3),

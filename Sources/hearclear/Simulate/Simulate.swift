@@ -6,7 +6,8 @@ struct Simulate: AsyncParsableCommand {
         abstract: "Build a synthetic city through the public API, or evaluate the served grid against its truth.",
         discussion: """
             Without --evaluate: makes --venues venues with true weekday × hour profiles (cafés, pubs, \
-            restaurants, clubs in four time zones), phones of several models with biases of a few dB, and \
+            restaurants, clubs in four time zones), phones of --models models whose biases are drawn from \
+            N(0, --model-sd dB) (each phone adds its own, N(0, 1 dB)), and \
             check-ins over the last --days days with speech-and-music-like 1-second noise, each evening a \
             little louder or quieter than the venue's usual for that hour (--occasion-sd); a --contamination \
             share of them is spoiled (pocket dropouts, bumps, stuck meters, always-full-scale devices, \
@@ -20,7 +21,11 @@ struct Simulate: AsyncParsableCommand {
             --legacy-server-zone), the same estimator on venue-local cells, a plain energetic mean and an oracle \
             (the median of only the clean check-ins); then, for the hidden cells, the server's estimates \
             (MAE, share of true levels inside the stated range) beside the naive guess of the venue's overall \
-            level. Only loopback or your own test hosts are fit targets.
+            level. With --calibration (the output of `hearclear calibrate models --json` after the server \
+            fitted the city), the recovered model offsets against the true biases, and the accuracy of \
+            the server, the oracle and an oracle also told each model's bias, each with its constant offset \
+            removed (the crowd alone cannot know the absolute level). Only loopback or your own test hosts \
+            are fit targets.
             """
     )
 
@@ -51,6 +56,11 @@ struct Simulate: AsyncParsableCommand {
             of before this option.
             """)
     var hideHours = 0.0
+    @Option(help: "Phone models in the city (1…16).") var models = 10
+    @Option(help: "SD (dB) of the phone models' biases.") var modelSD = 3.0
+    @Option(
+        help: "With --evaluate: `hearclear calibrate models --json` of the server, to score the recovered offsets.")
+    var calibration: String?
     @Option(help: "Where to write the ground truth.") var truth = "simulation-truth.json"
     @Option(help: "Evaluate the served grid against this ground truth file instead of simulating.")
     var evaluate: String?
@@ -72,6 +82,8 @@ struct Simulate: AsyncParsableCommand {
             throw ValidationError("--legacy-server-zone must be an IANA zone, e.g. UTC")
         }
         guard worst >= 0 else { throw ValidationError("--worst must be ≥ 0") }
+        guard (1...16).contains(models) else { throw ValidationError("--models must be 1…16") }
+        guard (0...10).contains(modelSD) else { throw ValidationError("--model-sd must be 0…10 dB") }
     }
 
     func run() async throws {
@@ -82,6 +94,9 @@ struct Simulate: AsyncParsableCommand {
                     truth: try SimulationTruth.read(evaluate), client: client, concurrency: concurrency)
                 evaluation.legacyServerZone = TimeZone(identifier: legacyServerZone) ?? evaluation.legacyServerZone
                 evaluation.worst = worst
+                if let calibration {
+                    evaluation.calibration = try Data(contentsOf: URL(fileURLWithPath: calibration))
+                }
                 let report = try await evaluation.run()
                 print(report)
             } else {
@@ -97,7 +112,7 @@ struct Simulate: AsyncParsableCommand {
     private func simulate(_ client: SimulationClient) async throws {
         var city = SimulatedCity(
             seed: seed, venueCount: venues, days: days, contamination: contamination, rate: rate,
-            occasionSD: occasionSD)
+            occasionSD: occasionSD, models: SimulatedModel.make(count: models, sd: modelSD, seed: seed))
         let hidden = city.hideCells(share: hideCells, hourShare: hideHours, seed: seed)
         let spoiled = city.checkins.count { $0.truth.contamination != nil }
         print(

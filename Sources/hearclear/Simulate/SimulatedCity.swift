@@ -17,18 +17,21 @@ struct SimulatedCity {
     static let fullScaleShare = 0.15
 
     var venues: [SimulatedVenue] = []
+    var models: [SimulatedModel] = []
     var devices: [SimulatedDevice] = []
     var checkins: [PlannedCheckin] = []
 
     init(
         seed: UInt64, venueCount: Int, days: Int, contamination: Double, rate: Double, occasionSD: Double = 0,
-        now: Date = Date()
+        models: [SimulatedModel], now: Date = Date()
     ) {
+        self.models = models
         var random = SplitMix64(seed: seed)
         venues = (0..<venueCount).map { SimulatedVenue.make(index: $0, seed: seed, random: &random) }
         let fullScaleCount = contamination > 0 ? max(1, venueCount / 10) : 0
         devices = (0..<max(10, venueCount * 6) + fullScaleCount).map { index in
-            SimulatedDevice.make(index: index, seed: seed, fullScale: index < fullScaleCount, random: &random)
+            SimulatedDevice.make(
+                index: index, seed: seed, fullScale: index < fullScaleCount, models: models, random: &random)
         }
         let honest = devices.filter { !$0.fullScale }
         let broken = devices.filter(\.fullScale)
@@ -124,7 +127,7 @@ struct SimulatedCity {
         return SimulationTruth(
             seed: seed, contamination: contamination, occasionSD: occasionSD,
             referenceOffsetDB: SimulatedSession.referenceOffsetDB,
-            venues: venueTruths, devices: devices, checkins: checkins.map(\.truth),
+            venues: venueTruths, models: models, devices: devices, checkins: checkins.map(\.truth),
             hiddenCells: hiddenCells.isEmpty ? nil : hiddenCells.sorted())
     }
 

@@ -60,20 +60,35 @@ struct SimulatedVenue: Codable, Sendable {
     }
 }
 
-/// A synthetic phone: a model with its bias, plus the phone's own.
-struct SimulatedDevice: Codable, Sendable {
-    /// Models and their biases, dB (mean zero over the list).
-    static let models: [(model: String, biasDB: Double)] = [
-        ("iPhone15,2", 0), ("iPhone12,1", -2), ("Pixel 7", 2.5), ("SM-G991B", -3), ("moto g", 2.5),
+/// A phone model and how far its microphone reads above the room, dB.
+struct SimulatedModel: Codable, Sendable {
+    var model: String
+    var biasDB: Double
+
+    static let names = [
+        "iPhone15,2", "iPhone12,1", "Pixel 7", "SM-G991B", "moto g", "iPhone14,5", "Pixel 6a", "SM-A525F",
+        "Redmi Note 11", "OnePlus 9", "iPhone13,2", "Pixel 8", "SM-S911B", "Nokia G21", "Xperia 10 IV", "Fairphone 4",
     ]
 
+    /// `count` models (at most 16) with biases drawn from N(0, `sd`), from the seed alone.
+    static func make(count: Int, sd: Double, seed: UInt64) -> [SimulatedModel] {
+        var random = SplitMix64(seed: seed ^ 0x4D4F_4445_4C53)
+        return names.prefix(count).map { SimulatedModel(model: $0, biasDB: random.normal(sd: sd)) }
+    }
+}
+
+/// A synthetic phone: a model with its bias, plus the phone's own.
+struct SimulatedDevice: Codable, Sendable {
     var id: String
     var model: String
     var biasDB: Double
     /// Always sends full scale, whatever the room: its every check-in is junk.
     var fullScale: Bool
 
-    static func make(index: Int, seed: UInt64, fullScale: Bool, random: inout SplitMix64) -> SimulatedDevice {
+    /// A phone of one of `models`: its model's bias plus its own, N(0, 1 dB).
+    static func make(
+        index: Int, seed: UInt64, fullScale: Bool, models: [SimulatedModel], random: inout SplitMix64
+    ) -> SimulatedDevice {
         let model = random.pick(models)
         return SimulatedDevice(
             id: String(format: "sim-%llu-device-%05d-c0ffee", seed, index), model: model.model,

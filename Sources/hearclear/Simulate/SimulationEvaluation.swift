@@ -1,4 +1,5 @@
 import Foundation
+import LoudnessCore
 
 /// `simulate --evaluate`: the served grid and judgements against the simulator's truth.
 struct SimulationEvaluation {
@@ -12,6 +13,8 @@ struct SimulationEvaluation {
     var legacyServerZone = TimeZone(identifier: "UTC")!
     /// How many of the server's worst cells to list, with their check-ins.
     var worst = 0
+    /// `hearclear calibrate models --json` of the server, to score the recovered model offsets.
+    var calibration: Data?
 
     func run() async throws -> String {
         let bands = try await currentBands()
@@ -87,6 +90,8 @@ struct SimulationEvaluation {
                     + "labels %.1f vs %.1f %% (%+.1f points)",
                 both.count, serverMAE, oracleMAE, (serverMAE / oracleMAE - 1) * 100, serverLabels * 100,
                 oracleLabels * 100, (serverLabels - oracleLabels) * 100))
+        lines.append(contentsOf: calibrated(evaluated, served: served, label: label))
+        if let calibration { lines.append(contentsOf: try recoveredOffsets(calibration)) }
         lines.append(contentsOf: try await estimates(grids.estimated, trueLevels: trueLevels, label: label))
         lines.append(contentsOf: detection(judged.mapValues(\.status)))
         if worst > 0 {
@@ -119,6 +124,100 @@ struct SimulationEvaluation {
                         judgement?.reasons.joined(separator: ",") ?? "", String(checkin.device.suffix(12))))
             }
         }
+        return lines
+    }
+
+    /// The server, the oracle and an oracle also told each model's bias, each scored after
+    /// removing its mean signed error over the cells all three answer (the crowd cannot know the
+    /// absolute level: without a reference calibration the server's offsets average 0 over the
+    /// models, whose true biases need not).
+    private func calibrated(
+        _ evaluated: [(key: String, checkins: [SimulationTruth.Checkin], trueDB: Double)],
+        served: [String: Double], label: (Double) -> String
+    ) -> [String] {
+        guard let models = truth.models else { return [] }
+        let offset = truth.referenceOffsetDB
+        let bias = Dictionary(uniqueKeysWithValues: models.map { ($0.model, $0.biasDB) })
+        let deviceModel = Dictionary(uniqueKeysWithValues: truth.devices.map { ($0.id, $0.model) })
+        var answers: [String: [String: Double]] = ["server": [:], "oracle": [:], "biases": [:]]
+        for cell in evaluated {
+            answers["server"]?[cell.key] = served[cell.key]
+            answers["oracle"]?[cell.key] = SimulationMethods.oracle(cell.checkins, referenceOffsetDB: offset)
+            let corrected = cell.checkins.filter { $0.contamination == nil }.map { checkin in
+                checkin.leqDBFS - (bias[deviceModel[checkin.device] ?? ""] ?? 0)
+            }
+            answers["biases"]?[cell.key] = RobustStatistics.median(corrected).map { $0 + offset }
+        }
+        let truths = Dictionary(uniqueKeysWithValues: evaluated.map { ($0.key, $0.trueDB) })
+        let common = Set(truths.keys).filter { key in answers.values.allSatisfy { $0[key] != nil } }
+        guard !common.isEmpty else { return [] }
+        var lines = ["with each method's constant offset removed (\(common.count) cells all answer):"]
+        var maes: [String: Double] = [:]
+        for (name, title) in [
+            ("server", "server"), ("oracle", "oracle (median of clean)"), ("biases", "oracle told the model biases"),
+        ] {
+            let answered = answers[name] ?? [:]
+            let shift = common.map { (answered[$0] ?? 0) - (truths[$0] ?? 0) }.reduce(0, +) / Double(common.count)
+            var score = MethodScore(name: title)
+            for key in common {
+                score.add(cell: key, estimate: answered[key].map { $0 - shift }, truth: truths[key] ?? 0, label: label)
+            }
+            maes[name] = score.meanAbsoluteError
+            lines.append(
+                "  " + title.padding(toLength: 30, withPad: " ", startingAt: 0)
+                    + String(
+                        format: "MAE %.2f dB, labels %.1f %% (constant %+.2f dB)", score.meanAbsoluteError,
+                        score.labelShare * 100, shift))
+        }
+        if let server = maes["server"], let told = maes["biases"] {
+            lines.append(String(format: "  server vs oracle told the biases: MAE %+.1f %%", (server / told - 1) * 100))
+        }
+        return lines
+    }
+
+    /// The server's model offsets (`hearclear calibrate models --json`) against the true ones
+    /// (minus each model's bias), after removing their mean difference over the fitted models.
+    private func recoveredOffsets(_ data: Data) throws -> [String] {
+        guard let models = truth.models else { return ["(this truth file has no phone models)"] }
+        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        let served = Dictionary(
+            (object["models"] as? [[String: Any]] ?? []).compactMap { model -> (String, [String: Any])? in
+                (model["model"] as? String).map { ($0, model) }
+            }, uniquingKeysWith: { first, _ in first })
+        var pairs: [(model: String, truth: Double, fitted: Double, error: Double?, checkins: Int)] = []
+        var unfitted: [String] = []
+        for model in models {
+            guard let crowd = served[model.model]?["crowd"] as? [String: Any], crowd["status"] as? String == "fitted",
+                let offset = served[model.model]?["offsetInForceDb"] as? Double
+            else {
+                unfitted.append(model.model)
+                continue
+            }
+            pairs.append(
+                (
+                    model.model, -model.biasDB, offset, crowd["standardErrorDb"] as? Double,
+                    crowd["checkins"] as? Int ?? 0
+                ))
+        }
+        guard !pairs.isEmpty else {
+            return ["recovered model offsets: none fitted (run `hearclear calibrate models --fit`)"]
+        }
+        let shift = pairs.map { $0.fitted - $0.truth }.reduce(0, +) / Double(pairs.count)
+        let rms = (pairs.map { pow($0.fitted - shift - $0.truth, 2) }.reduce(0, +) / Double(pairs.count)).squareRoot()
+        var lines = [
+            String(
+                format: "recovered model offsets (%d fitted; constant %+.2f dB removed): RMS error %.2f dB",
+                pairs.count, shift, rms)
+        ]
+        for pair in pairs.sorted(by: { $0.model < $1.model }) {
+            lines.append(
+                "  " + pair.model.padding(toLength: 14, withPad: " ", startingAt: 0)
+                    + String(
+                        format: "true %+.2f  served %+.2f%@  error %+.2f  (%d co-located check-ins)", pair.truth,
+                        pair.fitted - shift, pair.error.map { String(format: " ± %.2f", $0) } ?? "",
+                        pair.fitted - shift - pair.truth, pair.checkins))
+        }
+        if !unfitted.isEmpty { lines.append("  not fitted: " + unfitted.joined(separator: ", ")) }
         return lines
     }
 

@@ -37,6 +37,8 @@ struct SimulationTruth: Codable {
     var occasionSD: Double?
     var referenceOffsetDB: Double
     var venues: [VenueTruth]
+    /// The phone models and their true biases; `nil` in truth files written before they were drawn.
+    var models: [SimulatedModel]?
     var devices: [SimulatedDevice]
     var checkins: [Checkin]
     /// Cells (`venue|weekday|hour`) whose check-ins were not sent (`--hide-cells`), to score the
