@@ -102,15 +102,20 @@ public struct CrowdFit: Sendable, Equatable {
 /// scales, which keeps 95 % efficiency on clean normal data and bounds the pull of junk; the
 /// device effects are ridge-shrunk toward their model with ``deviceShrinkage`` pseudo-check-ins,
 /// so a device with a few check-ins stays close to its model. The standard error of a model's
-/// offset is `s / √(Σ wᵢ·(1 − wᵢ/W_c))`: the residual scale over the effective number of
-/// check-ins, each discounted by its share of its cell (a cell's level is estimated from the
-/// same check-ins). It ignores the uncertainty of the other models' offsets: a lower bound.
+/// offset is `√(s² / Σ wᵢ·(1 − wᵢ/W_c) + τ² / devices)`: the residual scale over the effective
+/// number of check-ins, each discounted by its share of its cell (a cell's level is estimated
+/// from the same check-ins), plus the spread τ (``deviceSpreadDB``) of the model's phones, whose
+/// mean deviation the crowd cannot tell from the model's. It ignores the uncertainty of the
+/// other models' offsets.
 public struct CrowdCalibration: Sendable {
     /// Huber's tuning constant, in robust scales.
     public var huberK = 1.345
     /// Pseudo-check-ins of a device's shrinkage toward its model: σ²/τ² for a noise σ of about
     /// 2.5 dB and a device spread τ about its model of about 1 dB.
     public var deviceShrinkage = 6.0
+    /// Spread of phones about their model, dB: what a model's offset cannot tell from the mean
+    /// deviation of the few phones that measured it (``deviceShrinkage`` assumes it too).
+    public var deviceSpreadDB = 1.0
     /// Fewest co-located check-ins (in cells another model measured too) for a model offset.
     public var minimumModelCheckins = 10
     /// Fewest co-located check-ins for a device deviation.
@@ -302,7 +307,10 @@ public struct CrowdCalibration: Sendable {
             let fitted = modelEvidence[k] >= minimumModelCheckins
             return ModelOffsetFit(
                 model: modelNames[k], offsetDB: fitted ? -bias[k] + (anchorShift ?? 0) : 0,
-                standardErrorDB: fitted && modelInformation[k] > 0 ? scale / modelInformation[k].squareRoot() : nil,
+                standardErrorDB: fitted && modelInformation[k] > 0
+                    ? (scale * scale / modelInformation[k]
+                        + deviceSpreadDB * deviceSpreadDB / Double(max(1, modelDevices[k].count))).squareRoot()
+                    : nil,
                 checkins: modelEvidence[k], devices: modelDevices[k].count,
                 component: modelNames[modelNames.indices.first { components.find($0) == root } ?? k],
                 anchored: anchorShift != nil, status: fitted ? .fitted : .insufficientEvidence)
