@@ -5,7 +5,7 @@ struct Calibrate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Calibrate phone models: from a sound calibrator's tone, a sound level meter, or the crowd.",
         subcommands: [
-            CalibrateTone.self, CalibrateModels.self,
+            CalibrateTone.self, CalibrateMeter.self, CalibrateModels.self,
         ]
     )
 }

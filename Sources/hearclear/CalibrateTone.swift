@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioMetering
 import Foundation
+import HearClearStore
 
 /// `hearclear calibrate tone FILE --reference-db 94`: a phone's offset from its recording of a
 /// sound calibrator, measured here; no server, nothing written.
@@ -24,11 +25,15 @@ struct CalibrateTone: AsyncParsableCommand {
             and taking it off.
 
             Without --json it prints a short report; --json prints the same document as \
-            POST /api/v2/calibrations/tone. Applying the offset to a phone model is an admin act.
+            POST /api/v2/calibrations/tone. Applying the offset to a phone model is an admin act: \
+            --apply-to MODEL records it as a reference calibration of that model in the database \
+            (DATABASE_URL, else the embedded cluster of --data-dir) and refits the offsets in force, \
+            which queues the venues whose check-ins they change.
 
             Examples:
               hearclear calibrate tone calibrator.wav --reference-db 94
               hearclear calibrate tone calibrator.flac --reference-db 114 --json
+              hearclear calibrate tone calibrator.wav --reference-db 94 --apply-to "Pixel 7"
             """
     )
 
@@ -44,8 +49,16 @@ struct CalibrateTone: AsyncParsableCommand {
     @Flag(help: "Print the v2 JSON answer instead of a report.")
     var json = false
 
+    @Option(help: "Record the offset as a reference calibration of this phone model (as phones send it) and refit.")
+    var applyTo: String?
+
+    @OptionGroup var options: ServerOptions
+
     func validate() throws {
         let range = ToneCalibration.referenceRangeDB
+        if let applyTo, applyTo.isEmpty || applyTo.count > 64 {
+            throw ValidationError("--apply-to must be a phone model of 1 to 64 characters")
+        }
         guard referenceDb.isFinite, range.contains(referenceDb) else {
             throw ValidationError(
                 "--reference-db must be the calibrator's level in dB SPL, from \(Int(range.lowerBound)) to \(Int(range.upperBound))"
@@ -75,6 +88,18 @@ struct CalibrateTone: AsyncParsableCommand {
             print(try MeterJSON.encode(ToneCalibrationReport(result)))
         } else {
             print(Self.report(result, fileName: file), terminator: "")
+        }
+        if let applyTo {
+            let detail = try MeterJSON.encode(ToneCalibrationReport(result))
+            let (id, applied) = try await DatabaseSession.run(options) { engine, _ in
+                try await engine.calibrator.recordReference(
+                    model: applyTo, method: .tone, absoluteOffsetDB: result.offsetDB, detail: detail, by: "cli")
+            }
+            FileHandle.standardError.write(
+                Data(
+                    ("Recorded tone calibration \(id) of \(applyTo); "
+                        + (applied.map { "fit \($0.fitID) queued \($0.queuedVenues) venue(s)." }
+                            ?? "another instance is fitting: it takes effect at the next fit.") + "\n").utf8))
         }
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import HearClearStore
 import Logging
 import LoudnessCore
@@ -53,4 +54,76 @@ public struct Calibrator: Sendable {
 
     /// The store, for reading and for admins' acts.
     public var calibrations: CalibrationRepository { repository }
+
+    // MARK: - Admins' acts: each refits at once, so the offsets in force follow.
+
+    /// Records a reference calibration of `model` and refits.
+    @discardableResult
+    public func recordReference(
+        model: String, method: ReferenceCalibration.Method, absoluteOffsetDB: Double, detail: String, by: String
+    ) async throws -> (id: Int64, applied: AppliedCalibration?) {
+        let id = try await repository.addReference(
+            model: model, method: method, absoluteOffsetDB: absoluteOffsetDB, detail: detail, createdBy: by)
+        return (id, try await refit())
+    }
+
+    /// Withdraws a reference calibration and refits; false when none was active with that id.
+    public func withdrawReference(id: Int64) async throws -> Bool {
+        guard try await repository.withdrawReference(id: id) else { return false }
+        try await refit()
+        return true
+    }
+
+    /// Sets an admin's offset for `model` and refits.
+    public func override(model: String, offsetDB: Double, note: String?, by: String) async throws {
+        try await repository.setOverride(model: model, offsetDB: offsetDB, note: note, setBy: by)
+        try await refit()
+    }
+
+    /// Undoes `model`'s override and refits; false when it had none.
+    public func removeOverride(model: String) async throws -> Bool {
+        guard try await repository.removeOverride(model: model) else { return false }
+        try await refit()
+        return true
+    }
+
+    /// What comparing a stored check-in with a sound level meter's log gives.
+    public struct MeterCalibration: Sendable, Equatable {
+        public var checkinID: UUID
+        /// The check-in's device model: the one the offset is for.
+        public var model: String
+        public var result: MeterComparison.Result
+    }
+
+    public enum MeterCalibrationError: Error, Equatable, Sendable, CustomStringConvertible {
+        case unknownCheckin
+        case noModel
+        case csv(MeterCSV.Failure)
+        case comparison(MeterComparison.Failure)
+
+        public var description: String {
+            switch self {
+            case .unknownCheckin: "no check-in has that id"
+            case .noModel: "the check-in's device sent no model: there is no model to calibrate"
+            case .csv(let failure): "the meter's CSV: \(failure)"
+            case .comparison(let failure): "\(failure)"
+            }
+        }
+    }
+
+    /// A check-in recorded beside a sound level meter, and the meter's per-second log
+    /// (``MeterCSV``): the model's absolute offset, the median over the shared seconds of the
+    /// meter's level less the phone's (``MeterComparison``). Records nothing.
+    public func compareWithMeter(checkinID: UUID, csv: String) async throws -> MeterCalibration {
+        let meter: [Int64: Double]
+        do { meter = try MeterCSV.parse(csv) } catch { throw MeterCalibrationError.csv(error) }
+        guard let checkin = try await repository.checkinSeconds(id: checkinID) else {
+            throw MeterCalibrationError.unknownCheckin
+        }
+        guard let model = checkin.model else { throw MeterCalibrationError.noModel }
+        switch MeterComparison.offset(phone: checkin.seconds, meter: meter) {
+        case .success(let result): return MeterCalibration(checkinID: checkinID, model: model, result: result)
+        case .failure(let failure): throw MeterCalibrationError.comparison(failure)
+        }
+    }
 }

@@ -391,3 +391,26 @@ public struct CalibrationRepository: Sendable {
         return references
     }
 }
+
+extension CalibrationRepository {
+    /// A check-in's per-second levels (its samples' average dBFS, by whole second since 1970)
+    /// and its device's model; `nil` when no check-in has that id.
+    public func checkinSeconds(id: UUID) async throws -> (model: String?, seconds: [Int64: Double])? {
+        let rows = try await client.query(
+            """
+            SELECT d.model, c.started_at, c.offsets_s, c.average_dbfs
+            FROM checkins c JOIN devices d ON d.id = c.device_id
+            WHERE c.id = \(id)
+            """,
+            logger: logger)
+        for try await (model, start, offsets, averages) in rows.decode((String?, Date, [Int32], [Float]).self) {
+            var seconds: [Int64: Double] = [:]
+            let origin = start.timeIntervalSince1970
+            for (offset, level) in zip(offsets, averages) {
+                seconds[Int64((origin + Double(offset)).rounded(.down))] = Double(level)
+            }
+            return (model, seconds)
+        }
+        return nil
+    }
+}
