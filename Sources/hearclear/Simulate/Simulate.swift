@@ -59,6 +59,15 @@ struct Simulate: AsyncParsableCommand {
     @Option(help: "Phone models in the city (1…16).") var models = 10
     @Option(help: "SD (dB) of the phone models' biases.") var modelSD = 3.0
     @Option(
+        help: """
+            Models given a reference calibration once the city is sent, as a calibrator tone would measure \
+            them (their true offset ± 0.1 dB), recorded in the server's database (--database-url or \
+            --data-dir: an operator's act) with a crowd fit after: the crowd's offsets then carry the \
+            absolute level. 0: none.
+            """)
+    var referenceModels = 0
+    @OptionGroup var database: ServerOptions
+    @Option(
         help: "With --evaluate: `hearclear calibrate models --json` of the server, to score the recovered offsets.")
     var calibration: String?
     @Option(help: "Where to write the ground truth.") var truth = "simulation-truth.json"
@@ -84,6 +93,9 @@ struct Simulate: AsyncParsableCommand {
         guard worst >= 0 else { throw ValidationError("--worst must be ≥ 0") }
         guard (1...16).contains(models) else { throw ValidationError("--models must be 1…16") }
         guard (0...10).contains(modelSD) else { throw ValidationError("--model-sd must be 0…10 dB") }
+        guard (0...models).contains(referenceModels) else {
+            throw ValidationError("--reference-models must be 0…--models")
+        }
     }
 
     func run() async throws {
@@ -147,8 +159,30 @@ struct Simulate: AsyncParsableCommand {
             .write(truth)
         if let last = city.checkins.last?.truth.id { try await waitForJudgement(of: last, client: client) }
         print("sent \(sent - failures.count) check-ins, \(failures.count) refused; truth written to \(truth)")
+        if referenceModels > 0 { try await calibrate(city.models.prefix(referenceModels)) }
         if let first = failures.first { print("first refusal: \(first)") }
         print("evaluate with: hearclear simulate --evaluate \(truth) --url \(client.endpoint)")
+    }
+
+    /// Records a tone calibration of each of `models` as a calibrator would measure it (the
+    /// reference offset less the model's bias, ± 0.1 dB), then fits.
+    private func calibrate(_ models: ArraySlice<SimulatedModel>) async throws {
+        var random = SplitMix64(seed: seed ^ 0x5245_4653)
+        let measured = models.map {
+            ($0.model, SimulatedSession.referenceOffsetDB - $0.biasDB + random.normal(sd: 0.1))
+        }
+        let applied = try await DatabaseSession.run(database) { engine, _ in
+            for (model, offset) in measured {
+                _ = try await engine.calibrator.calibrations.addReference(
+                    model: model, method: .tone, absoluteOffsetDB: offset, detail: #"{"simulated": true}"#,
+                    createdBy: "simulate")
+            }
+            return try await engine.calibrator.refit()
+        }
+        print(
+            "reference calibrations of \(measured.map(\.0).joined(separator: ", ")); "
+                + (applied.map { "fit \($0.fitID) queued \($0.queuedVenues) venue(s)" } ?? "another instance is fitting")
+        )
     }
 
     private func waitForJudgement(of id: String, client: SimulationClient) async throws {
