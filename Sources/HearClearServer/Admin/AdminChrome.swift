@@ -4,7 +4,7 @@ import HearClearStore
 /// and which section is current.
 struct AdminChrome {
     enum Section {
-        case dashboard, venues, devices, bands
+        case dashboard, venues, devices, models, bands
     }
 
     let csrf: String
@@ -12,6 +12,7 @@ struct AdminChrome {
     let dashboard: Bool
     let venues: Bool
     let devices: Bool
+    let models: Bool
     let bands: Bool
 
     init(_ session: AdminSession, section: Section) {
@@ -20,6 +21,7 @@ struct AdminChrome {
         dashboard = section == .dashboard
         venues = section == .venues
         devices = section == .devices
+        models = section == .models
         bands = section == .bands
     }
 }

@@ -48,6 +48,10 @@ extension AdminController {
                 devices: AdminDeviceRepository(client: client, logger: logger), directory: engine.devices,
                 audit: audit, renderer: renderer
             ),
+            AdminModels(
+                calibrator: engine.calibrator, audit: audit, renderer: renderer,
+                referenceOffsetDB: configuration.referenceOffsetDB
+            ),
             AdminBands(
                 bands: BandRepository(client: client, logger: logger), audit: audit, renderer: renderer,
                 referenceOffsetDB: configuration.referenceOffsetDB

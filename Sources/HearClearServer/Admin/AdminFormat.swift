@@ -88,3 +88,20 @@ extension AdminFormat {
         return tenths == tenths.rounded() ? String(Int(tenths)) : String(format: "%.1f", tenths)
     }
 }
+
+extension AdminFormat {
+    /// A calibration offset with its sign and two decimals: `+10.00 dB`, `−1.25 dB`; `–` for
+    /// none. Two decimals though the methods are good to 0.1 dB, so that two figures that agree
+    /// can be seen to agree; a value that rounds to zero is `+0.00`.
+    static func offset(_ value: Double?) -> String {
+        guard let value, value.isFinite else { return "–" }
+        let hundredths = (value * 100).rounded() / 100
+        return (hundredths < 0 ? "−" : "+") + String(format: "%.2f", abs(hundredths)) + " dB"
+    }
+
+    /// An unsigned level or spread with two decimals: `0.85 dB`; `–` for none.
+    static func decibels(_ value: Double?) -> String {
+        guard let value, value.isFinite else { return "–" }
+        return String(format: "%.2f", value) + " dB"
+    }
+}

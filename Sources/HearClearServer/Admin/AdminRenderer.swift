@@ -34,7 +34,7 @@ struct AdminRenderer: Sendable {
     }
 
     static let requiredTemplates = [
-        "layout", "login", "dashboard", "venues", "venue", "checkin", "devices", "bands", "error",
+        "layout", "login", "dashboard", "venues", "venue", "checkin", "devices", "models", "bands", "error",
     ]
 
     /// The page `template` rendered with `object`.

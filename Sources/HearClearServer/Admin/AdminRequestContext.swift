@@ -3,12 +3,14 @@ import Hummingbird
 import NIOCore
 
 /// The context of `/farmer` routes: the app's, plus the signed-in session and the parsed form
-/// of a POST, both set by ``AdminSessionMiddleware``.
+/// of a POST (and, for an upload, its parts), all set by ``AdminSessionMiddleware``.
 struct AdminRequestContext: ChildRequestContext {
     var coreContext: CoreRequestContextStorage
     let remoteAddress: SocketAddress?
     var session: AdminSession?
     var form = FormFields()
+    /// A `multipart/form-data` POST's parts, files included; its text fields are also in `form`.
+    var multipart: MultipartForm?
 
     init(context: AppRequestContext) throws {
         coreContext = context.coreContext

@@ -18,7 +18,14 @@ struct AdminSessionMiddleware: RouterMiddleware {
         var context = context
         context.session = session
         if request.method == .post {
-            let form = try await FormFields.from(request)
+            let form: FormFields
+            if MultipartForm.isMultipart(request.headers[.contentType]) {
+                let multipart = try await Self.multipart(request)
+                form = FormFields(fields: multipart.fields)
+                context.multipart = multipart
+            } else {
+                form = try await FormFields.from(request)
+            }
             guard let token = form["csrf"], AdminSessionStore.constantTimeEquals(token, session.csrfToken) else {
                 throw HTTPError(
                     .forbidden, message: "The form's security token is missing or stale. Reload the page and try again."
@@ -27,6 +34,19 @@ struct AdminSessionMiddleware: RouterMiddleware {
             context.form = form
         }
         return try await next(request, context)
+    }
+
+    /// An upload's parts (the CSRF token is one of them). A body that is not well-formed
+    /// multipart is a 400 page: browsers never send one, so it is a broken client or a probe.
+    static func multipart(_ request: Request) async throws -> MultipartForm {
+        // BodyLimitMiddleware has already collected the body within the path's limit.
+        let buffer = try await request.body.collect(upTo: BodyLimits.meterBytes)
+        do {
+            return try MultipartForm(contentType: request.headers[.contentType], body: Data(buffer: buffer))
+        } catch {
+            throw HTTPError(
+                .badRequest, message: "The upload could not be read: \(error). Reload the page and send it again.")
+        }
     }
 
     /// `/farmer`, with `next` set to the page asked for when it was a page (GET).

@@ -17,6 +17,11 @@ struct FormFields: Sendable, Equatable {
         }
     }
 
+    /// Fields already decoded, in order: the text parts of a `multipart/form-data` body.
+    init(fields: [(name: String, value: String)]) {
+        for (name, value) in fields { values[name, default: []].append(value) }
+    }
+
     /// The body of `request`, already collected by `BodyLimitMiddleware`.
     static func from(_ request: Request) async throws -> FormFields {
         let buffer = try await request.body.collect(upTo: BodyLimits.wireBytes)

@@ -6,6 +6,8 @@ public enum BodyLimits {
     public static let decompressedBytes = 8 << 20
     /// Audio (the meter, the tone calibration) is larger and not compressed further.
     public static let meterBytes = 50 << 20
-    /// Paths with the larger limit: the audio endpoints.
-    static let largeBodyPaths: Set<String> = ["/api/v2/meter", "/api/v2/calibrations/tone"]
+    /// Paths with the larger limit: the audio endpoints and the admin's calibration uploads.
+    static let largeBodyPaths: Set<String> = [
+        "/api/v2/meter", "/api/v2/calibrations/tone", "/farmer/models/tone", "/farmer/models/meter",
+    ]
 }
