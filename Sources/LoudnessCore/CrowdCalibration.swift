@@ -230,41 +230,12 @@ public struct CrowdCalibration: Sendable {
         while iterations < maximumIterations {
             iterations += 1
             var moved = 0.0
-            // Cells.
-            var sum = [Double](repeating: 0, count: cellKeys.count)
-            var total = [Double](repeating: 0, count: cellKeys.count)
-            for i in used.indices {
-                sum[c[i]] += weight[i] * (y[i] - bias[m[i]] - own[d[i]])
-                total[c[i]] += weight[i]
-            }
-            for k in mu.indices where total[k] > 0 {
-                let next = sum[k] / total[k]
-                moved = max(moved, abs(next - mu[k]))
-                mu[k] = next
-            }
-            // Models.
-            sum = [Double](repeating: 0, count: modelNames.count)
-            total = [Double](repeating: 0, count: modelNames.count)
-            for i in used.indices {
-                sum[m[i]] += weight[i] * (y[i] - mu[c[i]] - own[d[i]])
-                total[m[i]] += weight[i]
-            }
-            for k in bias.indices where total[k] > 0 {
-                let next = sum[k] / total[k]
-                moved = max(moved, abs(next - bias[k]))
-                bias[k] = next
-            }
-            // Devices, shrunk toward their model.
-            sum = [Double](repeating: 0, count: deviceKeys.count)
-            total = [Double](repeating: 0, count: deviceKeys.count)
-            for i in used.indices {
-                sum[d[i]] += weight[i] * (y[i] - mu[c[i]] - bias[m[i]])
-                total[d[i]] += weight[i]
-            }
-            for k in own.indices {
-                let next = sum[k] / (total[k] + deviceShrinkage)
-                moved = max(moved, abs(next - own[k]))
-                own[k] = next
+            // Cells, models, then devices (shrunk toward their model), each the weighted mean of
+            // what the others leave.
+            Self.update(&mu, groups: c, weights: weight, moved: &moved) { y[$0] - bias[m[$0]] - own[d[$0]] }
+            Self.update(&bias, groups: m, weights: weight, moved: &moved) { y[$0] - mu[c[$0]] - own[d[$0]] }
+            Self.update(&own, groups: d, weights: weight, prior: deviceShrinkage, moved: &moved) {
+                y[$0] - mu[c[$0]] - bias[m[$0]]
             }
             // Each component's model biases average 0 (weighted by check-ins); the cells take
             // the difference, so the fitted values do not change.
@@ -332,6 +303,26 @@ public struct CrowdCalibration: Sendable {
                 models: models, devices: devices, scaleDB: scale, cells: cellKeys.count, observations: used.count,
                 iterations: iterations), wholeDeviations
         )
+    }
+
+    /// Sets each effect to the weighted mean of `value(i)` over the observations of its group,
+    /// pulled toward 0 by `prior` pseudo-weights; an effect without observations (and no prior)
+    /// stays. `moved` grows to the largest change.
+    private static func update(
+        _ effects: inout [Double], groups: [Int], weights: [Double], prior: Double = 0, moved: inout Double,
+        value: (Int) -> Double
+    ) {
+        var sum = [Double](repeating: 0, count: effects.count)
+        var total = [Double](repeating: 0, count: effects.count)
+        for i in groups.indices {
+            sum[groups[i]] += weights[i] * value(i)
+            total[groups[i]] += weights[i]
+        }
+        for k in effects.indices where total[k] + prior > 0 {
+            let next = sum[k] / (total[k] + prior)
+            moved = max(moved, abs(next - effects[k]))
+            effects[k] = next
+        }
     }
 
     /// Moves each component's weighted mean model bias into its cells.
