@@ -3,7 +3,7 @@
 SWIFT ?= swift
 ARGS ?=
 
-.PHONY: deps build release run test format loadtest clean
+.PHONY: deps build release run test contract format loadtest clean
 
 deps:
 	@./scripts/deps.sh
@@ -20,6 +20,12 @@ run: build
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	./scripts/contract-test.sh
+
+# schemathesis against a served debug build (part of `make test`).
+contract: deps
+	$(SWIFT) build --product hearclear
+	./scripts/contract-test.sh
 
 format:
 	$(SWIFT) format -i -r Sources Tests Package.swift

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages HearClear needs, only those missing: libsndfile, KissFFT,
 # PostgreSQL and PostGIS for the PostgreSQL major that is installed (postgresql-15-postgis-3 on
-# Debian 12).
+# Debian 12); and, in the project's .venv, schemathesis for the contract test.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 packages=(libsndfile1-dev libkissfft-dev libpq-dev postgresql sox pkg-config)
 
 missing_of() {
@@ -39,3 +40,14 @@ if [ -z "$major" ]; then
 fi
 mapfile -t missing < <(missing_of "postgresql-$major-postgis-3")
 install "${missing[@]}"
+
+# Python for the contract test (schemathesis, pinned) in a project-local virtual environment.
+schemathesis_version=4.32.5
+if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+    install python3 python3-venv
+fi
+if [ ! -x .venv/bin/schemathesis ] || ! .venv/bin/schemathesis --version 2>/dev/null | grep -q "$schemathesis_version"; then
+    echo "installing schemathesis $schemathesis_version into .venv"
+    python3 -m venv .venv
+    .venv/bin/pip install --quiet --disable-pip-version-check "schemathesis==$schemathesis_version"
+fi

@@ -92,7 +92,7 @@ func buildRouter(
     router.add(middleware: AccessLogMiddleware())
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: ErrorMiddleware(routes: routeIndex))
-    router.add(middleware: BodyLimitMiddleware())
+    router.add(middleware: BodyLimitMiddleware(routes: routeIndex))
 
     HealthController(client: engine.client, migrations: migrations).addRoutes(to: router)
     MetricsController(registry: PrometheusMetricsFactory.defaultRegistry).addRoutes(to: router)

@@ -31,6 +31,40 @@ struct GzipTests {
         }
     }
 
+    @Test(
+        "the method is checked before the body: a TRACE, or a POST where only PUT goes, with a broken gzip body is a 405; an empty Content-Encoding is a 415"
+    )
+    func methodBeforeBody() async throws {
+        try await withLiveApp { client, database in
+            let empty = try await client.execute(
+                uri: "/api/v2/checkins", method: .post,
+                headers: [.contentType: "application/json", .contentEncoding: ""],
+                body: Fixture.bytes(Fixture.checkin())
+            )
+            #expect(empty.status == .unsupportedMediaType, "\(String(buffer: empty.body))")
+            #expect(String(buffer: empty.body).contains("Content-Encoding is empty"))
+            // Last: the server answers without reading the body, then closes the connection.
+            let trace = try await client.execute(
+                uri: "/api/v2/checkins", method: .trace,
+                headers: [.contentType: "application/json", .contentEncoding: "gzip"],
+                body: ByteBuffer(string: #"{"not": "gzip"}"#)
+            )
+            #expect(trace.status == .methodNotAllowed, "\(String(buffer: trace.body))")
+            #expect(trace.headers[.allow]?.contains("POST") == true)
+            #expect(try await database.count("checkins") == 0)
+        }
+        try await withLiveApp { client, _ in
+            // POST to a path that only takes PUT: the same.
+            let post = try await client.execute(
+                uri: "/api/v2/venues/somewhere", method: .post,
+                headers: [.contentType: "application/json", .contentEncoding: "gzip"],
+                body: ByteBuffer(string: #"{"not": "gzip"}"#)
+            )
+            #expect(post.status == .methodNotAllowed, "\(String(buffer: post.body))")
+            #expect(post.headers[.allow]?.contains("PUT") == true)
+        }
+    }
+
     @Test("answers over 1 KiB are gzipped when asked, small ones and unasked ones are not")
     func compressedResponses() async throws {
         try await withLiveApp { client, _ in

@@ -5,12 +5,20 @@ import NIOCore
 
 /// Collects every request body in memory up to the wire limit (413 past it), undoes a gzip
 /// or deflate `Content-Encoding` up to the decompressed limit (413 past it, so a gzip bomb
-/// costs at most 8 MiB), and refuses other encodings with 415.
+/// costs at most 8 MiB), and refuses other encodings with 415. Only when a route takes the
+/// request's method on its path: otherwise the body is left unread and the router answers 404,
+/// or 405 with `Allow`, whatever the body holds (a TRACE or a POST to a PUT-only path with a
+/// broken gzip body is a 405, not a 400). GET and HEAD bodies are never read.
 struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// The routes, to tell whether one takes this method here.
+    let routes: RouteIndex
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
-        guard request.method != .get, request.method != .head else {
+        guard request.method != .get, request.method != .head,
+            routes.allowedMethods(for: request.uri.path).contains(request.method)
+        else {
             return try await next(request, context)
         }
         let large = BodyLimits.largeBodyPaths.contains(request.uri.path)
@@ -25,10 +33,11 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
             throw Self.tooLarge("the body is larger than the limit of \(wireLimit) bytes")
         }
         let decompressedLimit = large ? BodyLimits.meterBytes : BodyLimits.decompressedBytes
+        // An empty `Content-Encoding` names no coding: refused like an unknown one.
         let encoding = (request.headers[.contentEncoding] ?? "identity").lowercased()
             .trimmingCharacters(in: .whitespaces)
         switch encoding {
-        case "identity", "":
+        case "identity":
             break
         case "gzip", "x-gzip":
             body = try Self.decompress(&body, algorithms: [.gzip()], limit: decompressedLimit)
@@ -38,7 +47,9 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
         default:
             throw Problem(
                 .unsupportedMediaType, type: "unsupported-encoding", title: "Unsupported content encoding",
-                detail: "Content-Encoding '\(encoding)' is not supported; use gzip, deflate or none",
+                detail: encoding.isEmpty
+                    ? "Content-Encoding is empty; use gzip, deflate, identity or leave the header out"
+                    : "Content-Encoding '\(encoding)' is not supported; use gzip, deflate or none",
                 headers: [.acceptEncoding: "gzip, deflate"]
             )
         }
