@@ -21,6 +21,8 @@ public struct Engine: Sendable {
     public let reads: ReadDatabase
     /// Phone calibration: the crowd fit, reference calibrations, overrides.
     public let calibrator: Calibrator
+    /// Whether the database is away, shared by this engine's requests, worker and listeners.
+    public let outage = DatabaseOutage()
 
     /// - Parameter replica: a streaming replica of `client`'s database for reads
     ///   (`DATABASE_READ_URL`); run ``reads`` as a service to use it.
@@ -54,7 +56,7 @@ public struct Engine: Sendable {
     /// The aggregation worker of this process, held back by `gate` until the schema is ready.
     public func worker(gate: StartupGate) -> AggregationWorker {
         AggregationWorker(
-            client: client, logger: logger, gate: gate, concurrency: configuration.aggregationWorkers,
+            client: client, logger: logger, gate: gate, concurrency: configuration.aggregationWorkers, outage: outage,
             calibration: configuration.calibrationIntervalSeconds > 0
                 ? (calibrator, .seconds(configuration.calibrationIntervalSeconds)) : nil)
     }

@@ -66,7 +66,7 @@ public func buildApplication(
     // After the client, so that it stops before the client does.
     app.addServices(
         engine.worker(gate: schemaReady),
-        ReadCacheListener(cache: cache, client: client, gate: schemaReady, logger: logger))
+        ReadCacheListener(cache: cache, client: client, gate: schemaReady, outage: engine.outage, logger: logger))
     if replica != nil { app.addServices(engine.reads) }
     return app
 }
@@ -91,10 +91,11 @@ func buildRouter(
     router.add(middleware: ResponseCompressionMiddleware())
     router.add(middleware: AccessLogMiddleware())
     router.add(middleware: MetricsMiddleware())
-    router.add(middleware: ErrorMiddleware(routes: routeIndex))
+    router.add(middleware: ErrorMiddleware(routes: routeIndex, outage: engine.outage))
+    router.add(middleware: DatabaseGateMiddleware(outage: engine.outage))
     router.add(middleware: BodyLimitMiddleware(routes: routeIndex))
 
-    HealthController(client: engine.client, migrations: migrations).addRoutes(to: router)
+    HealthController(client: engine.client, migrations: migrations, outage: engine.outage).addRoutes(to: router)
     MetricsController(registry: PrometheusMetricsFactory.defaultRegistry).addRoutes(to: router)
     let v2 = router.group("api/v2")
     VenuesController(venues: engine.venues, loudness: engine.loudness, reads: reads).addRoutes(to: v2)

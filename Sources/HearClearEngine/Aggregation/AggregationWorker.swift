@@ -17,6 +17,8 @@ public struct AggregationWorker: Service {
     let logger: Logger
     /// Batches processed at once by this instance (each in its own transaction).
     let concurrency: Int
+    /// Where an outage is told (logged once) and its end.
+    let outage: DatabaseOutage
     /// The crowd calibration and how often it runs (the first fit one interval after start);
     /// `nil`: never.
     let calibration: (calibrator: Calibrator, interval: Duration)?
@@ -27,10 +29,11 @@ public struct AggregationWorker: Service {
     /// `gate` holds the worker until the schema is ready (opened after migrations).
     public init(
         client: PostgresClient, logger: Logger, pollInterval: Duration = .seconds(2),
-        gate: StartupGate = StartupGate(open: true), concurrency: Int = 2,
+        gate: StartupGate = StartupGate(open: true), concurrency: Int = 2, outage: DatabaseOutage = DatabaseOutage(),
         calibration: (calibrator: Calibrator, interval: Duration)? = nil
     ) {
         self.calibration = calibration
+        self.outage = outage
         self.aggregator = Aggregator(client: client, logger: logger)
         self.client = client
         self.pollInterval = pollInterval
@@ -84,6 +87,7 @@ public struct AggregationWorker: Service {
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
             do {
                 let batch = try await aggregator.processNext(limit: limit, skipping: busy.union(failed))
+                outage.answered(logger: logger)
                 if batch.isEmpty { return processed }
                 processed += batch.processed.count
                 if !batch.processed.isEmpty { busy = [] }
@@ -100,6 +104,10 @@ public struct AggregationWorker: Service {
                         metadata: ["venueKey": "\(failure.venueIDs.first ?? 0)", "error": "\(failure.underlying)"])
                     failed.formUnion(failure.venueIDs)
                 }
+            } catch  where DatabaseOutage.isOutage(error) {
+                // Logged once for the outage; the next poll tries again.
+                outage.failed(error, logger: logger)
+                return processed
             } catch {
                 logger.error("aggregation queue unavailable", metadata: ["error": "\(error)"])
                 return processed
@@ -115,7 +123,12 @@ public struct AggregationWorker: Service {
         } notified: { _ in
             waker.yield()
         } lost: { error in
-            if let error { logger.warning("aggregation LISTEN lost; retrying", metadata: ["error": "\(error)"]) }
+            guard let error else { return }
+            if DatabaseOutage.isOutage(error) {
+                outage.failed(error, logger: logger)
+            } else {
+                logger.warning("aggregation LISTEN lost; retrying", metadata: ["error": "\(error)"])
+            }
         }
     }
 

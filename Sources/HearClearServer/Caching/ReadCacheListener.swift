@@ -12,6 +12,7 @@ struct ReadCacheListener: Service {
     let cache: ReadCache
     let client: PostgresClient
     let gate: StartupGate
+    let outage: DatabaseOutage
     let logger: Logger
     /// Wait before listening again after the connection was lost.
     var retryDelay: Duration = .seconds(1)
@@ -22,12 +23,19 @@ struct ReadCacheListener: Service {
         await cancelWhenGracefulShutdown {
             await client.listenContinuously(on: ReadChange.channel, retryDelay: retryDelay) {
                 cache.setListening(true)
+                // Listening again after a loss: the database is back.
+                outage.answered(logger: logger)
                 logger.debug("read cache listening")
             } notified: { payload in
                 // A change this version does not know drops everything.
                 cache.invalidate(ReadChange(payload: payload) ?? .bands)
             } lost: { error in
                 cache.setListening(false)
+                // During an outage this repeats every retry: logged once, as the outage.
+                if let error, DatabaseOutage.isOutage(error) {
+                    outage.failed(error, logger: logger)
+                    return
+                }
                 logger.warning(
                     "read cache LISTEN lost; serving reads from the database until it listens again",
                     metadata: ["error": "\(error.map { "\($0)" } ?? "the notifications ended")"])

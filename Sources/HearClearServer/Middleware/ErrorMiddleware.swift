@@ -1,14 +1,18 @@
 import Foundation
 import HTTPTypes
+import HearClearEngine
 import Hummingbird
 import Logging
 
 /// Turns every error into a response: a problem document on v2 and elsewhere, the legacy
 /// `{"result", "message"}` body on v1. A wrong method on a known path is 405 with `Allow`.
-/// Errors that are not HTTP errors are logged at `error` and answered with a bare 500: no
-/// stack trace or internal message reaches the client.
+/// A database outage (``DatabaseOutage/isOutage(_:)``) is a 503 with `Retry-After`, logged once
+/// for the whole outage, not once a request. Other errors that are not HTTP errors are logged
+/// at `error` and answered with a bare 500: no stack trace or internal message reaches the
+/// client.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     let routes: RouteIndex
+    let outage: DatabaseOutage
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -31,6 +35,19 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                 error.status, type: "http-\(error.status.code)", title: error.status.reasonPhrase, detail: error.body
             )
             .response(from: request, context: context)
+        } catch  where DatabaseOutage.isOutage(error) {
+            outage.failed(error, logger: context.logger)
+            let retryAfter = String(DatabaseOutage.retryAfterSeconds)
+            if legacy {
+                var response = LegacyResponse.error(.serviceUnavailable, "the database is unavailable; try again soon")
+                response.headers[.retryAfter] = retryAfter
+                return response
+            }
+            return try Problem(
+                .serviceUnavailable, type: "unavailable", title: "Service unavailable",
+                detail: "the database cannot be reached; nothing was written; try again in \(retryAfter) seconds",
+                headers: [.retryAfter: retryAfter]
+            ).response(from: request, context: context)
         } catch {
             context.logger.error(
                 "request failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"]

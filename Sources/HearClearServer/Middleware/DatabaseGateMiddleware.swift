@@ -1,0 +1,23 @@
+import HearClearEngine
+import Hummingbird
+
+/// While the database is known to be away (``DatabaseOutage``), a request that needs it is
+/// answered 503 at once (by ``ErrorMiddleware``) instead of waiting for the connection pool,
+/// which would keep it for about a minute before giving up. The outage is known from a lost
+/// LISTEN connection or a failed query, and its end from the worker's next poll, `/ready` or a
+/// listener listening again (each within seconds). What needs no database still answers.
+struct DatabaseGateMiddleware<Context: RequestContext>: RouterMiddleware {
+    let outage: DatabaseOutage
+
+    /// Paths answered without the database (`/ready` checks it, and so tells its return).
+    static var withoutDatabase: Set<String> {
+        ["/health", "/ready", "/metrics", "/api/v2/openapi.yaml", "/api/v2/meter", "/api/v2/calibrations/tone"]
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        if outage.isDown, !Self.withoutDatabase.contains(request.uri.path) { throw DatabaseUnavailable() }
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import HTTPTypes
+import HearClearServer
+import HearClearStore
+import HearClearTestSupport
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+@testable import HearClearEngine
+
+/// While the engine knows the database is away, requests that need it are 503 problems with
+/// `Retry-After` at once, v1 too; what needs no database answers; nothing is written.
+@Suite("Requests while the database is away")
+struct DatabaseOutageEndpointTests {
+    @Test("503 with Retry-After while away, answered again once back")
+    func gate() async throws {
+        try await withTestDatabase { client, _ in
+            let configuration = testConfiguration()
+            let engine = Engine(client: client, configuration: configuration.engine, logger: testLogger)
+            let router = try buildRouter(
+                configuration: configuration, engine: engine,
+                migrations: MigrationRunner(
+                    client: client, migrations: try Migration.load(from: configuration.migrationsDirectory),
+                    logger: testLogger))
+            try await Application(router: router, logger: testLogger).test(.router) { app in
+                engine.outage.failed(DatabaseUnavailable(), logger: testLogger)
+                let started = ContinuousClock.now
+                let checkin = try await app.execute(
+                    uri: "/api/v2/checkins", method: .post, headers: [.contentType: "application/json"],
+                    body: Fixture.bytes(Fixture.checkin()))
+                let venue = try await app.execute(uri: "/api/v2/venues/anywhere", method: .get)
+                let legacy = try await app.execute(uri: "/api/v1/venue/anywhere", method: .get)
+                #expect(ContinuousClock.now - started < .seconds(2), "answered at once, not after the pool gives up")
+                for response in [checkin, venue] {
+                    #expect(response.status == .serviceUnavailable)
+                    #expect(response.headers[.retryAfter] == "5")
+                    let problem = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+                    #expect(problem?["type"] as? String == "https://hearclear.app/problems/unavailable")
+                }
+                #expect(legacy.status == .serviceUnavailable)
+                #expect(legacy.headers[.retryAfter] == "5")
+                #expect(try await client.count("checkins") == 0)
+
+                let health = try await app.execute(uri: "/health", method: .get)
+                #expect(health.status == .ok)
+                // /ready checks the database itself: it is there, so the outage ends.
+                let ready = try await app.execute(uri: "/ready", method: .get)
+                #expect(ready.status == .ok)
+                #expect(!engine.outage.isDown)
+                let again = try await app.execute(
+                    uri: "/api/v2/checkins", method: .post, headers: [.contentType: "application/json"],
+                    body: Fixture.bytes(Fixture.checkin()))
+                #expect(again.status == .created, "\(String(buffer: again.body))")
+            }
+        }
+    }
+}
