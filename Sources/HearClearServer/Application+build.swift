@@ -51,10 +51,16 @@ public func buildApplication(
         configuration: configuration, engine: engine, migrations: runner,
         reads: CachedReads(configuration, cache, engine: engine))
     let schemaReady = StartupGate()
+    // Time limits and the connection cap (Support/ConnectionLimits.swift); past the cap plus the
+    // turned-away headroom, Hummingbird stops accepting and connections wait in the backlog.
+    let connectionCap = configuration.connections.effectiveMaxConnections(
+        databaseConnections: configuration.databaseConnections, logger: logger)
     var app = Application(
         router: router,
+        server: .limitedHTTP1(limits: configuration.connections, gate: ConnectionGate(maxConnections: connectionCap)),
         configuration: .init(
-            address: .hostname(configuration.hostname, port: configuration.port), serverName: "HearClear"),
+            address: .hostname(configuration.hostname, port: configuration.port), serverName: "HearClear",
+            availableConnectionsDelegate: ConnectionLimits.acceptance(cap: connectionCap, logger: logger)),
         services: services,
         logger: logger
     )

@@ -93,6 +93,36 @@ struct Serve: AsyncParsableCommand {
     )
     var httpStaleWhileRevalidate: Int?
 
+    @Option(
+        help:
+            "Seconds a client has to send a request's head (line and headers) from its first byte; then the connection is closed. Env: HEARCLEAR_HTTP_HEAD_TIMEOUT. Default: 10"
+    )
+    var httpHeadTimeout: Double?
+
+    @Option(
+        help:
+            "Seconds a client has to send a request's body after its head, plus 1 s per --http-body-min-rate bytes received, and at most this long between two pieces of body or without reading the answer. Env: HEARCLEAR_HTTP_BODY_TIMEOUT. Default: 30"
+    )
+    var httpBodyTimeout: Double?
+
+    @Option(
+        help:
+            "Bytes a second of body that earn a second more than --http-body-timeout (0: the whole body within it). Env: HEARCLEAR_HTTP_BODY_MIN_RATE. Default: 1024"
+    )
+    var httpBodyMinRate: Int?
+
+    @Option(
+        help:
+            "Seconds a connection may stay open with no request begun, after it opens or after an answer. Env: HEARCLEAR_HTTP_IDLE_TIMEOUT. Default: 60"
+    )
+    var httpIdleTimeout: Double?
+
+    @Option(
+        help:
+            "Connections served at once (lowered to the open-file limit less a reserve); past it a connection is answered 503 with Retry-After and closed. Env: HEARCLEAR_HTTP_MAX_CONNECTIONS. Default: 4096"
+    )
+    var httpMaxConnections: Int?
+
     @OptionGroup var options: ServerOptions
 
     func run() async throws {
@@ -131,6 +161,21 @@ struct Serve: AsyncParsableCommand {
         if let httpStaleWhileRevalidate {
             extra[["hearclear", "http", "stale", "while", "revalidate"]] = .init(
                 .int(httpStaleWhileRevalidate), isSecret: false)
+        }
+        if let httpHeadTimeout {
+            extra[["hearclear", "http", "head", "timeout"]] = .init(.double(httpHeadTimeout), isSecret: false)
+        }
+        if let httpBodyTimeout {
+            extra[["hearclear", "http", "body", "timeout"]] = .init(.double(httpBodyTimeout), isSecret: false)
+        }
+        if let httpBodyMinRate {
+            extra[["hearclear", "http", "body", "min", "rate"]] = .init(.int(httpBodyMinRate), isSecret: false)
+        }
+        if let httpIdleTimeout {
+            extra[["hearclear", "http", "idle", "timeout"]] = .init(.double(httpIdleTimeout), isSecret: false)
+        }
+        if let httpMaxConnections {
+            extra[["hearclear", "http", "max", "connections"]] = .init(.int(httpMaxConnections), isSecret: false)
         }
         if adminSecureCookie {
             extra[["hearclear", "admin", "secure", "cookie"]] = .init(.bool(true), isSecret: false)
