@@ -99,20 +99,24 @@ func buildRouter(
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: ErrorMiddleware(routes: routeIndex, outage: engine.outage))
     router.add(middleware: DatabaseGateMiddleware(outage: engine.outage))
+    let limiter = RateLimiter(configuration.rateLimits)
+    router.add(middleware: RateLimitMiddleware(limiter: limiter))
     router.add(middleware: BodyLimitMiddleware(routes: routeIndex))
 
     HealthController(client: engine.client, migrations: migrations, outage: engine.outage).addRoutes(to: router)
     MetricsController(registry: PrometheusMetricsFactory.defaultRegistry).addRoutes(to: router)
     let v2 = router.group("api/v2")
     VenuesController(venues: engine.venues, loudness: engine.loudness, reads: reads).addRoutes(to: v2)
-    CheckinsController(intake: engine.intake, loudness: engine.loudness, reads: reads).addRoutes(to: v2)
+    CheckinsController(intake: engine.intake, loudness: engine.loudness, reads: reads, limiter: limiter)
+        .addRoutes(to: v2)
     LoudnessController(loudness: engine.loudness, reads: reads).addRoutes(to: v2)
     SearchController(finder: engine.finder, loudness: engine.loudness, reads: reads).addRoutes(to: v2)
     MeterController().addRoutes(to: v2)
     ToneCalibrationController().addRoutes(to: v2)
     try OpenAPIController(path: configuration.openAPIPath).addRoutes(to: v2)
     LegacyController(
-        venues: engine.venues, devices: engine.devices, intake: engine.intake, loudness: engine.loudness, reads: reads
+        venues: engine.venues, devices: engine.devices, intake: engine.intake, loudness: engine.loudness, reads: reads,
+        limiter: limiter
     ).addRoutes(to: router.group("api/v1"))
     try AdminController.build(configuration: configuration, engine: engine).addRoutes(to: router)
 

@@ -30,6 +30,8 @@ public struct ServerConfiguration: Sendable {
     /// `Cache-Control: stale-while-revalidate` of the read endpoints: how long after that a cache
     /// may still answer with it while it revalidates (with the ETag) in the background.
     public var httpStaleWhileRevalidateSeconds = 30
+    /// Rate limits of check-ins, metering and search (token buckets, per instance).
+    public var rateLimits = RateLimitConfiguration()
     /// Time limits of a request's head, body and of idle connections, and the connection cap.
     public var connections = ConnectionLimits()
 
@@ -48,6 +50,7 @@ public struct ServerConfiguration: Sendable {
         httpMaxAgeSeconds = reader.int(forKey: "hearclear.http.max.age", default: httpMaxAgeSeconds)
         httpStaleWhileRevalidateSeconds = reader.int(
             forKey: "hearclear.http.stale.while.revalidate", default: httpStaleWhileRevalidateSeconds)
+        rateLimits = try RateLimitConfiguration(reader: reader)
         connections = try ConnectionLimits(reader: reader)
         guard (1...65535).contains(port) || port == 0 else {
             throw ConfigurationError.invalid("port must be between 1 and 65535, not \(port)")

@@ -29,6 +29,9 @@ public struct JudgementReason: RawRepresentable, Hashable, Sendable, Codable, Ex
     public static let deviceExcluded: JudgementReason = "device_excluded"
     /// The phone was farther from the venue than allowed (decided at intake).
     public static let tooFarFromVenue: JudgementReason = "too_far_from_venue"
+    /// The same device had a check-in at another venue whose time overlaps this one's: it
+    /// cannot have been at both (decided at intake; the earlier check-in stands).
+    public static let elsewhereMeanwhile: JudgementReason = "elsewhere_meanwhile"
     /// Its stored samples cannot be read as a series (arrays that do not line up).
     public static let invalidSamples: JudgementReason = "invalid_samples"
     /// An admin forced the check-in out of every cell (``VenueCheckin/exclusionReasons``).

@@ -123,6 +123,42 @@ struct Serve: AsyncParsableCommand {
     )
     var httpMaxConnections: Int?
 
+    @Option(
+        help:
+            "Check-ins one device may submit, as N/s, N/min or N/h (0: no limit), per instance. Env: HEARCLEAR_RATE_CHECKINS_DEVICE. Default: 20/h"
+    )
+    var rateCheckinsDevice: String?
+
+    @Option(
+        help:
+            "Check-ins from one client address, all devices together (N/s, N/min or N/h; 0: no limit). Env: HEARCLEAR_RATE_CHECKINS_ADDRESS. Default: 600/h"
+    )
+    var rateCheckinsAddress: String?
+
+    @Option(
+        help:
+            "Recordings measured (meter, tone calibration) from one address. Env: HEARCLEAR_RATE_METERING_ADDRESS. Default: 60/h"
+    )
+    var rateMeteringAddress: String?
+
+    @Option(
+        help:
+            "Searches (venues, alternatives, similar) from one address. Env: HEARCLEAR_RATE_SEARCHES_ADDRESS. Default: 600/min"
+    )
+    var rateSearchesAddress: String?
+
+    @Option(
+        help:
+            "Proxies whose X-Forwarded-For is believed, as addresses or networks separated by commas (e.g. 10.0.0.0/8). Env: HEARCLEAR_TRUSTED_PROXIES. Default: none (the header is ignored)"
+    )
+    var trustedProxies: String?
+
+    @Option(
+        help:
+            "Client addresses or networks never rate-limited, separated by commas. Env: HEARCLEAR_RATE_EXEMPT. Default: 127.0.0.0/8,::1 (the operator's own tools)"
+    )
+    var rateExempt: String?
+
     @OptionGroup var options: ServerOptions
 
     func run() async throws {
@@ -158,6 +194,18 @@ struct Serve: AsyncParsableCommand {
             extra[["hearclear", "read", "cache", "bytes"]] = .init(.int(readCacheBytes), isSecret: false)
         }
         if let httpMaxAge { extra[["hearclear", "http", "max", "age"]] = .init(.int(httpMaxAge), isSecret: false) }
+        for (value, key) in [
+            (rateCheckinsDevice, "hearclear.rate.checkins.device"),
+            (rateCheckinsAddress, "hearclear.rate.checkins.address"),
+            (rateMeteringAddress, "hearclear.rate.metering.address"),
+            (rateSearchesAddress, "hearclear.rate.searches.address"), (trustedProxies, "hearclear.trusted.proxies"),
+            (rateExempt, "hearclear.rate.exempt"),
+        ] {
+            if let value {
+                extra[AbsoluteConfigKey(key.split(separator: ".").map(String.init))] = .init(
+                    .string(value), isSecret: false)
+            }
+        }
         if let httpStaleWhileRevalidate {
             extra[["hearclear", "http", "stale", "while", "revalidate"]] = .init(
                 .int(httpStaleWhileRevalidate), isSecret: false)

@@ -113,12 +113,16 @@ struct ServeProcessTests {
         return String(decoding: data, as: UTF8.self)
     }
 
-    @Test("the read cache's hits, misses and bytes show in /metrics")
+    @Test("the read cache's hits, misses and bytes, and rate-limit refusals, show in /metrics")
     func readCacheMetrics() async throws {
         let dataDir = NSTemporaryDirectory() + "hearclear-metrics-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: dataDir) }
         let port = 20_000 + Int((getpid() + 7_919) % 20_000)
-        let server = try Running(["serve", "--port", "\(port)", "--data-dir", dataDir, "--admin-password", "x"])
+        // One search an hour, and loopback (this test) not exempt: the second search is refused.
+        let server = try Running([
+            "serve", "--port", "\(port)", "--data-dir", dataDir, "--admin-password", "x", "--rate-searches-address",
+            "1/h", "--rate-exempt", "192.0.2.1",
+        ])
         defer {
             kill(server.process.processIdentifier, SIGTERM)
             _ = server.waitForExit()
@@ -137,6 +141,16 @@ struct ServeProcessTests {
         #expect(metrics.contains(#"hearclear_read_cache_total{result="hit"}"#), "\(metrics)")
         let bytes = metrics.split(separator: "\n").first { $0.hasPrefix("hearclear_read_cache_bytes ") }
         #expect((bytes?.split(separator: " ").last).flatMap { Double($0) }.map { $0 > 0 } == true, "\(metrics)")
+
+        var statuses: [Int] = []
+        for _ in 0..<2 {
+            let (_, response) = try await URLSession.shared.data(
+                from: URL(string: base + "/api/v2/venues?near=51.5,-0.12")!)
+            statuses.append((response as? HTTPURLResponse)?.statusCode ?? 0)
+        }
+        #expect(statuses == [200, 429])
+        metrics = try await Self.get(base + "/metrics")
+        #expect(metrics.contains(#"hearclear_rate_limited_total{limit="searches_address"} 1"#), "\(metrics)")
     }
 
     @Test("serve without its resources refuses to start with one clear line")

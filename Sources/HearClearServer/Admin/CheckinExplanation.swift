@@ -57,6 +57,9 @@ enum CheckinExplanation {
             let distance = facts.distanceMetres.map { "\(Int($0.rounded())) m" } ?? "too far"
             return
                 "The phone was \(distance) from the venue; check-ins farther than \(Int(facts.maxDistanceMetres)) m are excluded."
+        case JudgementReason.elsewhereMeanwhile:
+            return
+                "The same device had already sent a check-in at another venue for an overlapping time; a phone cannot be at two venues at once, so this one is excluded (the earlier one stands)."
         case JudgementReason.deviceExcluded:
             return "An admin excluded its device, so none of that device's check-ins count."
         case JudgementReason.adminExcluded:

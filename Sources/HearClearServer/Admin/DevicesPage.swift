@@ -15,6 +15,9 @@ struct DevicesPage {
         let bias: String
         let biasBasis: String
         let flagged: Bool
+        /// More check-ins in one hour than a person makes.
+        let overPace: Bool
+        let busiestHour: String
         let excluded: Bool
         let excludedNote: String?
         let lastSeen: String
@@ -46,7 +49,9 @@ struct DevicesPage {
                 outlierShare: AdminFormat.percent(row.outliers, of: report.checkins),
                 bias: bias.biasDB.map { AdminFormat.signed($0) + " dB" } ?? "–",
                 biasBasis: bias.checkinCount == 1 ? "1 shared check-in" : "\(bias.checkinCount) shared check-ins",
-                flagged: bias.isFlagged, excluded: report.excluded, excludedNote: row.summary.note,
+                flagged: bias.isFlagged, overPace: row.isOverHumanPace,
+                busiestHour: "\(row.busiestHourCheckins) in its busiest hour", excluded: report.excluded,
+                excludedNote: row.summary.note,
                 lastSeen: AdminFormat.minute(report.lastSeenAt),
                 excludeAction: "/farmer/devices/\(report.key)/exclude",
                 includeAction: "/farmer/devices/\(report.key)/include"

@@ -21,9 +21,11 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let problem as Problem {
-            return legacy
-                ? LegacyResponse.error(problem.status, problem.detail ?? problem.title)
-                : try problem.response(from: request, context: context)
+            guard legacy else { return try problem.response(from: request, context: context) }
+            var response = LegacyResponse.error(problem.status, problem.detail ?? problem.title)
+            // e.g. a 429's Retry-After.
+            for field in problem.headers { response.headers.append(field) }
+            return response
         } catch let error as HTTPError {
             // Hummingbird marks an unmatched route with the endpoint path "NotFound".
             if error.status == .notFound, context.endpointPath == nil || context.endpointPath == "NotFound" {

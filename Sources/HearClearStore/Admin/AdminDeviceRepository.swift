@@ -7,6 +7,16 @@ import PostgresNIO
 public struct AdminDeviceRow: Sendable, Equatable {
     public var summary: DeviceSummary
     public var outliers: Int
+    /// The most check-ins the device started within one clock hour (UTC).
+    public var busiestHourCheckins: Int
+
+    /// More check-ins started within one hour than a person makes: each records a few minutes
+    /// at a venue, and people check in a few times an evening. 12 is one every five minutes,
+    /// sustained for an hour (docs/ARCHITECTURE.md, "Devices and calibration").
+    public static let humanPacePerHour = 12
+
+    /// Far over any human pace: a script, or a phone used as a bot; flagged for the admin.
+    public var isOverHumanPace: Bool { busiestHourCheckins > Self.humanPacePerHour }
 }
 
 /// The admin's devices list: most recently seen first, a page at a time. Each row's counts and
@@ -25,13 +35,13 @@ public struct AdminDeviceRepository: Sendable {
             Self.listQuery(excludedOnly: excludedOnly, limit: limit, offset: offset), logger: logger)
         var devices: [AdminDeviceRow] = []
         for try await row in rows.decode(
-            (Int64, String, String?, Date, Bool, Date?, String?, Int, Int, [Double]).self
+            (Int64, String, String?, Date, Bool, Date?, String?, Int, Int, [Double], Int).self
         ) {
             let summary = DeviceSummary(
                 key: row.0, clientID: row.1, model: row.2, checkins: row.7, lastSeenAt: row.3, excluded: row.4,
                 excludedAt: row.5, note: row.6, residualsDB: row.9
             )
-            devices.append(AdminDeviceRow(summary: summary, outliers: row.8))
+            devices.append(AdminDeviceRow(summary: summary, outliers: row.8, busiestHourCheckins: row.10))
         }
         return devices
     }
@@ -47,13 +57,18 @@ public struct AdminDeviceRepository: Sendable {
                    COALESCE((SELECT array_agg(r.residual) FROM (
                         SELECT avg(h.residual_db)::float8 AS residual FROM checkin_hours h
                         WHERE h.device_id = d.id AND h.residual_db IS NOT NULL AND h.other_devices > 0
-                        GROUP BY h.checkin_id) r), '{}')
+                        GROUP BY h.checkin_id) r), '{}'),
+                   p.busiest
             FROM (SELECT id, client_id, model, last_seen_at, excluded, excluded_at, excluded_note FROM devices
                   WHERE \(unescaped: filter)
                   ORDER BY last_seen_at DESC, id DESC LIMIT \(limit) OFFSET \(offset)) d
             CROSS JOIN LATERAL (
                 SELECT count(*) AS checkins, count(*) FILTER (WHERE c.status = 'outlier') AS outliers
                 FROM checkins c WHERE c.device_id = d.id) s
+            CROSS JOIN LATERAL (
+                SELECT COALESCE(max(n), 0)::integer AS busiest FROM (
+                    SELECT count(*) AS n FROM checkins c WHERE c.device_id = d.id
+                    GROUP BY date_trunc('hour', c.started_at)) hours) p
             ORDER BY d.last_seen_at DESC, d.id DESC LIMIT \(limit)
             """
     }

@@ -69,10 +69,15 @@ public struct CheckinRepository: Sendable {
         let verdict = firstJudgement(venue)
         let rows = try await connection.query(
             Self.insertQuery(submission, venueID: venue.id, deviceID: deviceID, verdict: verdict), logger: logger)
-        guard let receivedAt = try await rows.decode(Date.self).first(where: { _ in true }) else { return nil }
+        guard
+            let (receivedAt, status, reasons) = try await rows.decode((Date, String, [String]).self).first(where: {
+                _ in true
+            })
+        else { return nil }
         return CheckinReceipt(
-            id: submission.id, venueExternalID: venue.externalID, status: verdict.status, reasons: verdict.reasons,
-            receivedAt: receivedAt, sampleCount: submission.averageDBFS.count
+            id: submission.id, venueExternalID: venue.externalID, status: try CheckinStatus(stored: status),
+            reasons: reasons.map(JudgementReason.init(rawValue:)), receivedAt: receivedAt,
+            sampleCount: submission.averageDBFS.count
         )
     }
 
@@ -93,24 +98,42 @@ public struct CheckinRepository: Sendable {
     ) -> PostgresQuery {
         let status = verdict.status.rawValue
         let reasons = verdict.reasons.map(\.rawValue)
+        // A device cannot be at two venues at once: a check-in overlapping in time one of the same
+        // device at another venue is excluded as `elsewhere_meanwhile` (the earlier one stands;
+        // one already excluded so is no evidence against the next).
+        // Read through the (device_id, started_at) index: its check-ins of the last day.
         return """
-            WITH inserted AS (
+            WITH clash AS (
+                SELECT EXISTS (
+                    SELECT 1 FROM checkins o
+                    WHERE o.device_id = \(deviceID) AND o.venue_id <> \(venueID)
+                      AND o.started_at < \(s.endedAt) AND o.started_at > \(s.startedAt) - interval '1 day'
+                      AND o.ended_at > \(s.startedAt)
+                      AND NOT ('\(unescaped: JudgementReason.elsewhereMeanwhile.rawValue)' = ANY(o.receipt_reasons)))
+                  AS elsewhere),
+            verdict AS (
+                SELECT CASE WHEN elsewhere THEN 'excluded' ELSE \(status)::text END AS status,
+                       CASE WHEN elsewhere THEN \(reasons)::text[] || '\(unescaped: JudgementReason.elsewhereMeanwhile.rawValue)'::text
+                            ELSE \(reasons)::text[] END AS reasons
+                FROM clash),
+            inserted AS (
                 INSERT INTO checkins (
                     id, venue_id, device_id, source, started_at, ended_at, sample_count, offsets_s, utc_offsets_min,
                     average_dbfs, peak_dbfs, zone_guessed, location_latitude, location_longitude,
                     location_accuracy_m, distance_m, receipt_status, receipt_reasons, status, reasons)
-                VALUES (
+                SELECT
                     \(s.id), \(venueID), \(deviceID), \(s.source.rawValue), \(s.startedAt), \(s.endedAt),
                     \(s.offsetsSeconds.count), \(s.offsetsSeconds), \(s.utcOffsetsMinutes), \(s.averageDBFS),
                     \(s.peakDBFS), \(s.zoneGuessed), \(s.location?.latitude), \(s.location?.longitude),
-                    \(s.location?.accuracyMetres), \(verdict.distanceMetres), \(status), \(reasons), \(status), \(reasons))
+                    \(s.location?.accuracyMetres), \(verdict.distanceMetres), v.status, v.reasons, v.status, v.reasons
+                FROM verdict v
                 ON CONFLICT (id) DO NOTHING
-                RETURNING venue_id, received_at),
+                RETURNING venue_id, received_at, receipt_status, receipt_reasons),
             counted AS (
                 INSERT INTO venue_counts (venue_id, checkins) SELECT venue_id, 1 FROM inserted
                 ON CONFLICT (venue_id) DO UPDATE SET checkins = venue_counts.checkins + 1),
             \(unescaped: AggregationQueue.enqueueing(from: "inserted", checkinsOnly: true))
-            SELECT inserted.received_at FROM inserted, notified
+            SELECT inserted.received_at, inserted.receipt_status, inserted.receipt_reasons FROM inserted, notified
             """
     }
 }

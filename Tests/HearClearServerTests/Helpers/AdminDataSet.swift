@@ -48,15 +48,17 @@ struct AdminDataSet {
             )
             guard response.status == .created else { throw AdminBrowserError("venue \(id): \(response.status)") }
         }
-        func fixture(_ venue: String, _ device: String, _ level: Double, model: String = "iPhone15,2")
-            -> CheckinFixture
-        {
-            CheckinFixture(venue: venue, device: device, model: model, levelDBFS: level, start: start)
+        func fixture(
+            _ venue: String, _ device: String, _ level: Double, model: String = "iPhone15,2", after seconds: Double = 0
+        ) -> CheckinFixture {
+            CheckinFixture(
+                venue: venue, device: device, model: model, levelDBFS: level, start: start.addingTimeInterval(seconds))
         }
         let set = AdminDataSet(
             a: fixture(arms, deviceA, -38), b: fixture(arms, deviceB, -37.5), c: fixture(arms, deviceC, -38.5),
             outlier: fixture(arms, deviceD, -18, model: "Pixel 8"), stuck: UUID(),
-            xssCheckin: fixture(xss, deviceA, -38)
+            // Ten minutes after A's at the Arms, in the same hour: a phone is at one venue at a time.
+            xssCheckin: fixture(xss, deviceA, -38, after: 600)
         )
         for checkin in [set.a, set.b, set.c, set.outlier, set.xssCheckin] {
             let status = try await checkin.submit(to: client)

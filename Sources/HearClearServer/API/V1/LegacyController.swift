@@ -13,6 +13,8 @@ struct LegacyController {
     let loudness: LoudnessReads
     /// The bands in force, from memory like v2's.
     let reads: CachedReads
+    /// The per-device check-in limit (the per-address one is a middleware).
+    let limiter: RateLimiter
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.get("user/{deviceID}", use: getUser)
@@ -102,7 +104,12 @@ struct LegacyController {
             let translation = try LegacyCheckinTranslator.translate(checkin, venueZone: venueZone)
             var submission = try CheckinValidator(now: Date()).validate(translation.request, source: .v1)
             submission.zoneGuessed = translation.zoneGuessed
-            switch try await intake.accept(submission) {
+            let address = limiter.clientAddress(
+                peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[.xForwardedFor])
+            try limiter.takeCheckin(device: submission.deviceID, address: address)
+            let outcome = try await intake.accept(submission)
+            if case .created = outcome {} else { limiter.refundCheckin(device: submission.deviceID, address: address) }
+            switch outcome {
             case .created, .duplicate:
                 return LegacyResponse.ok()
             case .conflict:

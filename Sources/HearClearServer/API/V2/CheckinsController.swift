@@ -9,6 +9,8 @@ struct CheckinsController {
     let intake: CheckinIntake
     let loudness: LoudnessReads
     let reads: CachedReads
+    /// The per-device check-in limit (the per-address one is a middleware).
+    let limiter: RateLimiter
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.post("checkins", use: create)
@@ -18,7 +20,12 @@ struct CheckinsController {
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
         let body = try await JSONBody.decode(CheckinRequest.self, from: request) { CheckinFastParser.parse($0) }
         let submission = try CheckinValidator(now: Date()).validate(body)
-        switch try await intake.accept(submission) {
+        let address = limiter.clientAddress(
+            peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[.xForwardedFor])
+        try limiter.takeCheckin(device: submission.deviceID, address: address)
+        let outcome = try await intake.accept(submission)
+        if case .created = outcome {} else { limiter.refundCheckin(device: submission.deviceID, address: address) }
+        switch outcome {
         case .created(let receipt):
             IngestMetrics.checkins.increment()
             IngestMetrics.samples.increment(by: receipt.sampleCount)

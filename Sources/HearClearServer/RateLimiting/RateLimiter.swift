@@ -1,0 +1,143 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Metrics
+import NIOCore
+
+/// Token-bucket rate limits (README, "Rate limits"; docs/ARCHITECTURE.md, "Rate limits"): per
+/// client address on check-ins, metering and search (``RateLimitMiddleware``), and per device on
+/// check-ins (the controllers, once the body says which device). A refusal is a 429 problem
+/// `rate-limited` with `Retry-After`, counted in `hearclear_rate_limited_total{limit=…}`.
+public final class RateLimiter: Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case checkinsPerDevice = "checkins_device"
+        case checkinsPerAddress = "checkins_address"
+        case meteringPerAddress = "metering_address"
+        case searchesPerAddress = "searches_address"
+    }
+
+    let configuration: RateLimitConfiguration
+    private let buckets: [Kind: TokenBuckets]
+    private let refusals: [Kind: Counter]
+    /// Seconds on a monotonic clock (tests give their own).
+    private let now: @Sendable () -> Double
+
+    public init(
+        _ configuration: RateLimitConfiguration,
+        now: @escaping @Sendable () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+    ) {
+        self.configuration = configuration
+        self.now = now
+        buckets = Dictionary(uniqueKeysWithValues: Kind.allCases.map { ($0, TokenBuckets()) })
+        refusals = Dictionary(
+            uniqueKeysWithValues: Kind.allCases.map {
+                ($0, Counter(label: "hearclear_rate_limited_total", dimensions: [("limit", $0.rawValue)]))
+            })
+    }
+
+    func limit(_ kind: Kind) -> RateLimit {
+        switch kind {
+        case .checkinsPerDevice: configuration.checkinsPerDevice
+        case .checkinsPerAddress: configuration.checkinsPerAddress
+        case .meteringPerAddress: configuration.meteringPerAddress
+        case .searchesPerAddress: configuration.searchesPerAddress
+        }
+    }
+
+    /// The client's address: the peer, or, when the peer is a trusted proxy, the last address of
+    /// `X-Forwarded-For` that is not one (the ones before it could be forged by the client).
+    /// nil without a peer (router tests).
+    func clientAddress(peer: String?, forwardedFor: String?) -> String? {
+        guard let peer else { return nil }
+        guard configuration.trustedProxies.contains(ip: peer), let forwardedFor else { return peer }
+        let chain = forwardedFor.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        var client = peer
+        for hop in chain.reversed() {
+            guard IPNetwork.bytes(hop) != nil else { break }
+            client = hop
+            if !configuration.trustedProxies.contains(ip: hop) { break }
+        }
+        return client
+    }
+
+    /// Whether a client at `address` is never limited (nil: a router test, also exempt).
+    func isExempt(_ address: String?) -> Bool {
+        guard let address else { return true }
+        return configuration.exempt.contains(ip: address)
+    }
+
+    /// Takes a token of `kind` for `key`, or throws the 429 problem.
+    func take(_ kind: Kind, key: String) throws {
+        guard let wait = buckets[kind]?.take(key, limit: limit(kind), now: now()) else { return }
+        refusals[kind]?.increment()
+        let seconds = max(1, Int(wait.rounded(.up)))
+        throw Problem(
+            .tooManyRequests, type: "rate-limited", title: "Too many requests",
+            detail: Self.detail(kind, limit: limit(kind), seconds: seconds),
+            headers: [.retryAfter: String(seconds)])
+    }
+
+    /// Gives back a device's check-in token (a resent check-in, which costs nothing).
+    func refund(_ kind: Kind, key: String) {
+        buckets[kind]?.refund(key, limit: limit(kind))
+    }
+
+    /// A device's check-in, from a client at `address`; throws the 429 problem past the limit.
+    func takeCheckin(device: String, address: String?) throws {
+        guard !isExempt(address) else { return }
+        try take(.checkinsPerDevice, key: device)
+    }
+
+    /// Gives back a device's token for a check-in that was a resend.
+    func refundCheckin(device: String, address: String?) {
+        guard !isExempt(address) else { return }
+        refund(.checkinsPerDevice, key: device)
+    }
+
+    static func detail(_ kind: Kind, limit: RateLimit, seconds: Int) -> String {
+        let what =
+            switch kind {
+            case .checkinsPerDevice: "check-ins from this device"
+            case .checkinsPerAddress: "check-ins from this address"
+            case .meteringPerAddress: "recordings to measure from this address"
+            case .searchesPerAddress: "searches from this address"
+            }
+        return "more than \(limit) \(what); try again in \(seconds) s"
+    }
+}
+
+/// The per-address limits, by route: `POST /api/v2/checkins` and `POST /api/v1/checkin/new`,
+/// `POST /api/v2/meter` and `/api/v2/calibrations/tone`, `GET /api/v2/venues` and a venue's
+/// `alternatives` and `similar`. Before the body is read.
+struct RateLimitMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let limiter: RateLimiter
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        if let kind = Self.kind(method: request.method, path: request.uri.path) {
+            let address = limiter.clientAddress(
+                peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[.xForwardedFor])
+            if !limiter.isExempt(address), let address { try limiter.take(kind, key: address) }
+        }
+        return try await next(request, context)
+    }
+
+    static func kind(method: HTTPRequest.Method, path: String) -> RateLimiter.Kind? {
+        switch (method, path) {
+        case (.post, "/api/v2/checkins"), (.post, "/api/v1/checkin/new"): .checkinsPerAddress
+        case (.post, "/api/v2/meter"), (.post, "/api/v2/calibrations/tone"): .meteringPerAddress
+        case (.get, "/api/v2/venues"): .searchesPerAddress
+        case (.get, _)
+        where path.hasPrefix("/api/v2/venues/")
+            && (path.hasSuffix("/alternatives") || path.hasSuffix("/similar")):
+            .searchesPerAddress
+        default: nil
+        }
+    }
+}
+
+extension HTTPField.Name {
+    static let xForwardedFor = Self("X-Forwarded-For")!
+}
