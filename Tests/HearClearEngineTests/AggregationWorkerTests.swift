@@ -44,7 +44,7 @@ struct AggregationWorkerTests {
                 for venue in 0..<10 {
                     for device in 0..<3 {
                         let submission = SubmissionFixture.submission(
-                            venue: "v\(venue)", timezone: "Europe/Paris", device: "device-\(device)",
+                            venue: "v\(venue)", timezone: "Europe/Paris", device: "v\(venue)-device-\(device)",
                             levelDBFS: -40 - Double(device), start: start, seconds: 60)
                         _ = try await repository.ingest(submission, maxDistanceMetres: 250)
                     }
@@ -77,7 +77,8 @@ struct AggregationWorkerTests {
                         for device in 0..<2 {
                             let junk = wave == 3 && device == 1
                             let submission = SubmissionFixture.submission(
-                                venue: "w\(venue)", timezone: "Europe/Paris", device: "device-\(wave)-\(device)",
+                                venue: "w\(venue)", timezone: "Europe/Paris",
+                                device: "w\(venue)-device-\(wave)-\(device)",
                                 levelDBFS: junk ? -8 : -40 - Double(device) + Double(wave % 3) * 0.5,
                                 start: start.addingTimeInterval(Double(wave) * 240), seconds: 60)
                             _ = try await repository.ingest(submission, maxDistanceMetres: 250)

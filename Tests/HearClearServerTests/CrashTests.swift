@@ -229,19 +229,13 @@
             #expect(
                 accepted.count == unacknowledged.count,
                 "refused when sent again: \(Self.tally(retried.values.filter { !Self.isSuccess($0) }))")
-            // Known to fail (seen in every run so far): the aggregation worker's drain that was at
-            // work when the database died never returns, so nothing is judged after the outage
-            // (pg_stat_activity shows no transaction of the worker: it waits in the client) and
-            // SIGTERM cannot stop the server (the worker never finishes its graceful shutdown).
-            // Remove the markers once the worker resumes after an outage.
+            // A batch in flight when the database died could wait forever on its dead connection;
+            // the worker gives it up once the outage has ended, so everything is judged, and
+            // SIGTERM stops the server.
             let stillPending = acknowledged.subtracting(judged).count
-            withKnownIssue("the aggregation worker stalls after a database outage under load", isIntermittent: true) {
-                #expect(stillPending == 0, "acknowledged but still pending 30 s after the recovery")
-            }
+            #expect(stillPending == 0, "acknowledged but still pending 30 s after the recovery")
             let stopped = await server.stop(seconds: 20)
-            withKnownIssue("the aggregation worker stalls after a database outage under load", isIntermittent: true) {
-                #expect(stopped, "SIGTERM stops the server after the outage\n\(server.logTail())")
-            }
+            #expect(stopped, "SIGTERM stops the server after the outage\n\(server.logTail())")
         }
     }
 #endif

@@ -31,7 +31,8 @@ struct DeviceExclusionTests {
         try await EngineTestApp.run { client, database in
             let start = SubmissionFixture.previousHourStart
             var suspect: [CheckinFixture] = []
-            for venue in ["arms", "bar"] {
+            // The bar ten minutes after the arms, in the same hour: a phone is at one venue at a time.
+            for (venue, start) in [("arms", start), ("bar", start.addingTimeInterval(600))] {
                 for (device, level) in [("steady-one", -45.0), ("steady-two", -46.0)] {
                     try await CheckinFixture(venue: venue, device: device, levelDBFS: level, start: start).submit(
                         to: client)

@@ -2,6 +2,7 @@ import HearClearStore
 import Logging
 import PostgresNIO
 import ServiceLifecycle
+import Synchronization
 
 /// The aggregation worker (docs/ARCHITECTURE.md, "The aggregation queue and worker"): a `Service`
 /// in every `serve` instance. It drains the queue whenever ingest NOTIFYs `hearclear_aggregation`
@@ -19,6 +20,15 @@ public struct AggregationWorker: Service {
     let concurrency: Int
     /// Where an outage is told (logged once) and its end.
     let outage: DatabaseOutage
+    /// Set when graceful shutdown begins: a batch stuck on a dead connection is then given up.
+    let stopping = Flag()
+
+    /// A flag shared by the worker and the batches it watches.
+    final class Flag: Sendable {
+        private let value = Atomic<Bool>(false)
+        func set() { value.store(true, ordering: .relaxed) }
+        var isSet: Bool { value.load(ordering: .relaxed) }
+    }
     /// The crowd calibration and how often it runs (the first fit one interval after start);
     /// `nil`: never.
     let calibration: (calibrator: Calibrator, interval: Duration)?
@@ -67,6 +77,7 @@ public struct AggregationWorker: Service {
                 group.cancelAll()
             }
         } onGracefulShutdown: {
+            stopping.set()
             waker.finish()
             Task { await gate.abandon() }
         }
@@ -86,12 +97,28 @@ public struct AggregationWorker: Service {
         var limit = Self.batchSize
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
             do {
-                let batch = try await aggregator.processNext(limit: limit, skipping: busy.union(failed))
+                // A batch in flight when the database died may wait forever on its dead
+                // connection: given up once the outage has ended (or at shutdown); its venues,
+                // still queued, are taken again.
+                let endedOutages = outage.endedOutages
+                let (aggregator, skipping, stopping, outage, limit) = (
+                    aggregator, busy.union(failed), stopping, outage, limit
+                )
+                let batch = try await abandonable {
+                    try await aggregator.processNext(limit: limit, skipping: skipping)
+                } abandon: {
+                    stopping.isSet || outage.endedOutages != endedOutages
+                }
                 outage.answered(logger: logger)
                 if batch.isEmpty { return processed }
                 processed += batch.processed.count
                 if !batch.processed.isEmpty { busy = [] }
                 busy.formUnion(batch.busy)
+            } catch let failure as AggregationQueue.VenueFailure where DatabaseOutage.isOutage(failure.underlying) {
+                // The database went away mid-batch: not the venues' fault. Told once; the next
+                // poll tries again.
+                outage.failed(failure.underlying, logger: logger)
+                return processed
             } catch let failure as AggregationQueue.VenueFailure {
                 if failure.venueIDs.count > 1 {
                     logger.warning(
@@ -104,8 +131,11 @@ public struct AggregationWorker: Service {
                         metadata: ["venueKey": "\(failure.venueIDs.first ?? 0)", "error": "\(failure.underlying)"])
                     failed.formUnion(failure.venueIDs)
                 }
+            } catch is Abandoned {
+                logger.warning("aggregation batch given up: it began before the database came back")
+                return processed
             } catch  where DatabaseOutage.isOutage(error) {
-                // Logged once for the outage; the next poll tries again.
+                // Told once for the outage; the next poll tries again.
                 outage.failed(error, logger: logger)
                 return processed
             } catch {
@@ -124,8 +154,9 @@ public struct AggregationWorker: Service {
             waker.yield()
         } lost: { error in
             guard let error else { return }
-            if DatabaseOutage.isOutage(error) {
-                outage.failed(error, logger: logger)
+            // Once an outage is known it is told once; a lost connection alone is not one.
+            if outage.isDown {
+                logger.debug("aggregation LISTEN lost while the database is away")
             } else {
                 logger.warning("aggregation LISTEN lost; retrying", metadata: ["error": "\(error)"])
             }

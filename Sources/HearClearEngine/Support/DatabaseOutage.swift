@@ -12,6 +12,7 @@ public final class DatabaseOutage: Sendable {
     public static let retryAfterSeconds = 5
 
     private let down = Mutex(false)
+    private let ends = Atomic<Int>(0)
 
     public init() {}
 
@@ -57,8 +58,15 @@ public final class DatabaseOutage: Sendable {
             defer { down = false }
             return down
         }
-        if recovered { logger.notice("database reachable again") }
+        if recovered {
+            ends.add(1, ordering: .relaxed)
+            logger.notice("database reachable again")
+        }
     }
+
+    /// How many outages have ended: work begun before the last one ended may be stuck on a
+    /// connection that died with it.
+    public var endedOutages: Int { ends.load(ordering: .relaxed) }
 
     /// Whether the last thing known is a failure.
     public var isDown: Bool { down.withLock { $0 } }
@@ -68,4 +76,41 @@ public final class DatabaseOutage: Sendable {
 public struct DatabaseUnavailable: Error, CustomStringConvertible {
     public init() {}
     public var description: String { "the database is away" }
+}
+
+/// Runs `body` in a task of its own and returns what it returns, unless `abandon()` (asked once
+/// a second) turns true first: then the task is cancelled and left to end on its own, and
+/// ``Abandoned`` is thrown. For work that a dead connection can hold forever: PostgresNIO may
+/// leave a query that was in flight when the database died waiting (seen in the crash tests).
+func abandonable<T: Sendable>(
+    _ body: @escaping @Sendable () async throws -> T, abandon: @escaping @Sendable () -> Bool
+) async throws -> T {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+        let resumed = Mutex(false)
+        let resume: @Sendable (Result<T, any Error>) -> Bool = { result in
+            resumed.withLock { done in
+                guard !done else { return false }
+                done = true
+                continuation.resume(with: result)
+                return true
+            }
+        }
+        let work = Task {
+            do { _ = resume(.success(try await body())) } catch { _ = resume(.failure(error)) }
+        }
+        Task {
+            while !resumed.withLock({ $0 }) {
+                if abandon() {
+                    if resume(.failure(Abandoned())) { work.cancel() }
+                    return
+                }
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+}
+
+/// Work given up by ``abandonable(_:abandon:)``.
+struct Abandoned: Error, CustomStringConvertible {
+    var description: String { "abandoned: begun before the database came back, or at shutdown" }
 }

@@ -31,9 +31,10 @@ struct ReadCacheListener: Service {
                 cache.invalidate(ReadChange(payload: payload) ?? .bands)
             } lost: { error in
                 cache.setListening(false)
-                // During an outage this repeats every retry: logged once, as the outage.
-                if let error, DatabaseOutage.isOutage(error) {
-                    outage.failed(error, logger: logger)
+                // During an outage this repeats every retry: told once, with the outage (a lost
+                // connection alone is not an outage: the gate waits for a failed request).
+                if outage.isDown {
+                    logger.debug("read cache LISTEN lost while the database is away")
                     return
                 }
                 logger.warning(

@@ -2,7 +2,8 @@ import Hummingbird
 import Logging
 
 /// One log line a request: `debug` for success (ingest runs at a thousand a second),
-/// `info` for client errors, `error` for server errors.
+/// `info` for client errors and for 503 (the database away: logged once as the outage, by
+/// ``DatabaseOutage``, not once a request), `error` for other server errors.
 struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -10,7 +11,7 @@ struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
         let start = ContinuousClock.now
         let response = try await next(request, context)
         let status = response.status.code
-        let level: Logger.Level = status >= 500 ? .error : status >= 400 ? .info : .debug
+        let level: Logger.Level = status >= 500 && status != 503 ? .error : status >= 400 ? .info : .debug
         context.logger.log(
             level: level, "\(request.method.rawValue) \(request.uri.path) \(status)",
             metadata: ["ms": "\((ContinuousClock.now - start).milliseconds)"]

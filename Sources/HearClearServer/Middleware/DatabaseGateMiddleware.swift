@@ -3,9 +3,9 @@ import Hummingbird
 
 /// While the database is known to be away (``DatabaseOutage``), a request that needs it is
 /// answered 503 at once (by ``ErrorMiddleware``) instead of waiting for the connection pool,
-/// which would keep it for about a minute before giving up. The outage is known from a lost
-/// LISTEN connection or a failed query, and its end from the worker's next poll, `/ready` or a
-/// listener listening again (each within seconds). What needs no database still answers.
+/// which would keep it for about a minute before giving up. The outage is known from a failed
+/// request or worker poll, and its end from the worker's next poll, `/ready` or a listener
+/// listening again (each within seconds). What needs no database still answers.
 struct DatabaseGateMiddleware<Context: RequestContext>: RouterMiddleware {
     let outage: DatabaseOutage
 
