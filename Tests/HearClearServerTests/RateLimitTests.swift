@@ -92,23 +92,24 @@ struct RateLimitTests {
         }
     }
 
-    func post(_ client: any TestClientProtocol, device: String, from address: String, id: UUID = UUID())
+    func post(_ client: any TestClientProtocol, device: String, from address: String, body: ByteBuffer? = nil)
         async throws -> TestResponse
     {
         try await client.execute(
             uri: "/api/v2/checkins", method: .post,
             headers: [.contentType: "application/json", .xForwardedFor: address],
-            body: Fixture.bytes(Fixture.checkin(id: id, device: device)))
+            body: body ?? Fixture.bytes(Fixture.checkin(device: device)))
     }
 
     @Test("a device past its limit gets 429 with Retry-After; a resend costs nothing; another device goes on")
     func perDevice() async throws {
         try await withLimitedApp { client, database in
             // From a new address each time: only the device's limit is in play.
-            let first = UUID()
-            #expect(try await post(client, device: "phone-a", from: "203.0.113.1", id: first).status == .created)
-            // Sent again (a retry): a duplicate, its token given back.
-            #expect(try await post(client, device: "phone-a", from: "203.0.113.2", id: first).status == .ok)
+            let first = Fixture.bytes(Fixture.checkin(device: "phone-a"))
+            #expect(try await post(client, device: "phone-a", from: "203.0.113.1", body: first).status == .created)
+            // Sent again, the same bytes (a retry): a duplicate, its token given back.
+            let resend = try await post(client, device: "phone-a", from: "203.0.113.2", body: first)
+            #expect(resend.status == .ok, "\(resend.status) \(String(buffer: resend.body))")
             #expect(try await post(client, device: "phone-a", from: "203.0.113.3").status == .created)
             let refused = try await post(client, device: "phone-a", from: "203.0.113.4")
             #expect(refused.status == .tooManyRequests)
