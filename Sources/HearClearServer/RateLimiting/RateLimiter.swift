@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HearClearStore
 import Hummingbird
 import Metrics
 import NIOCore
@@ -82,16 +83,26 @@ public final class RateLimiter: Sendable {
         buckets[kind]?.refund(key, limit: limit(kind))
     }
 
-    /// A device's check-in, from a client at `address`; throws the 429 problem past the limit.
-    func takeCheckin(device: String, address: String?) throws {
-        guard !isExempt(address) else { return }
+    /// Takes the device's check-in token for `request` (its client address decides whether it
+    /// is exempt), then runs `accept`; a check-in that turns out not to be new (a resend, a
+    /// conflict) gives the token back. Throws the 429 problem past the device's limit.
+    func admitCheckin(
+        device: String, request: Request, context: AppRequestContext,
+        accept: () async throws -> IngestOutcome
+    ) async throws -> IngestOutcome {
+        let address = clientAddress(
+            peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[.xForwardedFor])
+        guard !isExempt(address) else { return try await accept() }
         try take(.checkinsPerDevice, key: device)
-    }
-
-    /// Gives back a device's token for a check-in that was a resend.
-    func refundCheckin(device: String, address: String?) {
-        guard !isExempt(address) else { return }
-        refund(.checkinsPerDevice, key: device)
+        let outcome: IngestOutcome
+        do {
+            outcome = try await accept()
+        } catch {
+            refund(.checkinsPerDevice, key: device)
+            throw error
+        }
+        if case .created = outcome {} else { refund(.checkinsPerDevice, key: device) }
+        return outcome
     }
 
     static func detail(_ kind: Kind, limit: RateLimit, seconds: Int) -> String {

@@ -104,11 +104,9 @@ struct LegacyController {
             let translation = try LegacyCheckinTranslator.translate(checkin, venueZone: venueZone)
             var submission = try CheckinValidator(now: Date()).validate(translation.request, source: .v1)
             submission.zoneGuessed = translation.zoneGuessed
-            let address = limiter.clientAddress(
-                peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[.xForwardedFor])
-            try limiter.takeCheckin(device: submission.deviceID, address: address)
-            let outcome = try await intake.accept(submission)
-            if case .created = outcome {} else { limiter.refundCheckin(device: submission.deviceID, address: address) }
+            let outcome = try await limiter.admitCheckin(
+                device: submission.deviceID, request: request, context: context
+            ) { try await intake.accept(submission) }
             switch outcome {
             case .created, .duplicate:
                 return LegacyResponse.ok()

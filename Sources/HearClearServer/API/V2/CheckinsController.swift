@@ -20,11 +20,9 @@ struct CheckinsController {
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
         let body = try await JSONBody.decode(CheckinRequest.self, from: request) { CheckinFastParser.parse($0) }
         let submission = try CheckinValidator(now: Date()).validate(body)
-        let address = limiter.clientAddress(
-            peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[.xForwardedFor])
-        try limiter.takeCheckin(device: submission.deviceID, address: address)
-        let outcome = try await intake.accept(submission)
-        if case .created = outcome {} else { limiter.refundCheckin(device: submission.deviceID, address: address) }
+        let outcome = try await limiter.admitCheckin(device: submission.deviceID, request: request, context: context) {
+            try await intake.accept(submission)
+        }
         switch outcome {
         case .created(let receipt):
             IngestMetrics.checkins.increment()
