@@ -41,13 +41,20 @@ fi
 mapfile -t missing < <(missing_of "postgresql-$major-postgis-3")
 install "${missing[@]}"
 
-# Python for the contract test (schemathesis, pinned) in a project-local virtual environment.
+# Python for the contract test (schemathesis, pinned) and the export tests' GeoJSON validator
+# (geojson, pinned) in a project-local virtual environment.
 schemathesis_version=4.32.5
+geojson_version=3.1.0
 if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
     install python3 python3-venv
 fi
 if [ ! -x .venv/bin/schemathesis ] || ! .venv/bin/schemathesis --version 2>/dev/null | grep -q "$schemathesis_version"; then
     echo "installing schemathesis $schemathesis_version into .venv"
     python3 -m venv .venv
-    .venv/bin/pip install --quiet --disable-pip-version-check "schemathesis==$schemathesis_version"
+    .venv/bin/pip install --quiet --disable-pip-version-check "schemathesis==$schemathesis_version" \
+        "geojson==$geojson_version"
+fi
+if ! .venv/bin/python -c "import geojson, sys; sys.exit(geojson.__version__ != '$geojson_version')" 2>/dev/null; then
+    echo "installing geojson $geojson_version into .venv"
+    .venv/bin/pip install --quiet --disable-pip-version-check "geojson==$geojson_version"
 fi

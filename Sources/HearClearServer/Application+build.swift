@@ -111,6 +111,7 @@ func buildRouter(
         .addRoutes(to: v2)
     LoudnessController(loudness: engine.loudness, reads: reads).addRoutes(to: v2)
     SearchController(finder: engine.finder, loudness: engine.loudness, reads: reads).addRoutes(to: v2)
+    ExportController(engine: engine, reads: reads).addRoutes(to: v2)
     MeterController().addRoutes(to: v2)
     ToneCalibrationController().addRoutes(to: v2)
     try OpenAPIController(path: configuration.openAPIPath).addRoutes(to: v2)
