@@ -6,8 +6,12 @@ import HearClearStore
 import Logging
 import Metrics
 import Prometheus
+import ServiceLifecycle
 
 struct Serve: AsyncParsableCommand {
+    /// How long a graceful shutdown may take before it is escalated to cancellation.
+    static let gracefulShutdownLimit = Duration.seconds(10)
+
     static let configuration = CommandConfiguration(
         abstract:
             "Run the HTTP server (v1, v2, /health, /ready), with an embedded PostgreSQL unless DATABASE_URL is set.",
@@ -238,7 +242,13 @@ struct Serve: AsyncParsableCommand {
                     .embedded
                 }
             let app = try await buildApplication(configuration: configuration, database: database, logger: logger)
-            try await app.runService()
+            // SIGTERM or SIGINT: a graceful shutdown (the worker finishes its batch, answers in
+            // flight are sent), escalated to cancellation after 10 s, so that work stuck on a
+            // connection that died with the database cannot keep the process alive.
+            var group = ServiceGroupConfiguration(
+                services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            group.maximumGracefulShutdownDuration = Self.gracefulShutdownLimit
+            try await ServiceGroup(configuration: group).run()
         } catch {
             logger.critical("hearclear cannot serve: \(error)")
             throw ExitCode.failure

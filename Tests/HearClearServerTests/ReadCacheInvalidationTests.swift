@@ -150,9 +150,11 @@ struct ReadCacheInvalidationTests {
         }
     }
 
-    /// Backends LISTENing for read changes.
+    /// Backends LISTENing for read changes on this test's database (the cluster is shared by
+    /// every test running at once).
     static func listeners(_ database: PostgresClient) async throws -> Int {
-        try await database.count("pg_stat_activity", where: "query LIKE 'LISTEN%hearclear_reads%'")
+        try await database.count(
+            "pg_stat_activity", where: "query LIKE 'LISTEN%hearclear_reads%' AND datname = current_database()")
     }
 
     @Test("when the listening connection is lost the cache empties, reads go to the database, and caching resumes")
@@ -173,7 +175,10 @@ struct ReadCacheInvalidationTests {
             #expect(try await Self.venueCheckins(client) == 1, "from memory")
 
             try await database.query(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%hearclear_reads%'",
+                """
+                SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                WHERE query LIKE 'LISTEN%hearclear_reads%' AND datname = current_database()
+                """,
                 logger: Self.logger)
             _ = try await eventually("the database's count, once the cache is emptied") {
                 try await Self.venueCheckins(client) == 7 ? true : nil
