@@ -11,7 +11,7 @@ public final class DatabaseOutage: Sendable {
     /// Seconds a client is told to wait (`Retry-After`) while the database is away.
     public static let retryAfterSeconds = 5
 
-    private let down = Mutex(false)
+    private let down = Atomic<Bool>(false)
     private let ends = Atomic<Int>(0)
 
     public init() {}
@@ -41,11 +41,8 @@ public final class DatabaseOutage: Sendable {
 
     /// Records a failure; logs it when it is the first since the database last answered.
     public func failed(_ error: any Error, logger: Logger) {
-        let first = down.withLock { down in
-            defer { down = true }
-            return !down
-        }
-        if first {
+        let wasDown = down.exchange(true, ordering: .relaxed)
+        if !wasDown {
             logger.error(
                 "database unreachable; answering 503 until it is back",
                 metadata: ["error": "\(String(reflecting: error).prefix(500))"])
@@ -54,11 +51,8 @@ public final class DatabaseOutage: Sendable {
 
     /// Records a success; logs the recovery when the database was away.
     public func answered(logger: Logger) {
-        let recovered = down.withLock { down in
-            defer { down = false }
-            return down
-        }
-        if recovered {
+        let wasDown = down.exchange(false, ordering: .relaxed)
+        if wasDown {
             ends.add(1, ordering: .relaxed)
             logger.notice("database reachable again")
         }
@@ -69,7 +63,7 @@ public final class DatabaseOutage: Sendable {
     public var endedOutages: Int { ends.load(ordering: .relaxed) }
 
     /// Whether the last thing known is a failure.
-    public var isDown: Bool { down.withLock { $0 } }
+    public var isDown: Bool { down.load(ordering: .relaxed) }
 }
 
 /// A request refused without trying the database, because it is known to be away.

@@ -21,11 +21,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let problem as Problem {
-            guard legacy else { return try problem.response(from: request, context: context) }
-            var response = LegacyResponse.error(problem.status, problem.detail ?? problem.title)
-            // e.g. a 429's Retry-After.
-            for field in problem.headers { response.headers.append(field) }
-            return response
+            return try answer(problem, to: request, context: context, legacy: legacy)
         } catch let error as HTTPError {
             // Hummingbird marks an unmatched route with the endpoint path "NotFound".
             if error.status == .notFound, context.endpointPath == nil || context.endpointPath == "NotFound" {
@@ -39,17 +35,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             .response(from: request, context: context)
         } catch  where DatabaseOutage.isOutage(error) {
             outage.failed(error, logger: context.logger)
-            let retryAfter = String(DatabaseOutage.retryAfterSeconds)
-            if legacy {
-                var response = LegacyResponse.error(.serviceUnavailable, "the database is unavailable; try again soon")
-                response.headers[.retryAfter] = retryAfter
-                return response
-            }
-            return try Problem(
-                .serviceUnavailable, type: "unavailable", title: "Service unavailable",
-                detail: "the database cannot be reached; nothing was written; try again in \(retryAfter) seconds",
-                headers: [.retryAfter: retryAfter]
-            ).response(from: request, context: context)
+            return try answer(.unavailable, to: request, context: context, legacy: legacy)
         } catch {
             context.logger.error(
                 "request failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"]
@@ -60,6 +46,15 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                 detail: "the server could not answer; the error is logged with request id \(context.id)"
             ).response(from: request, context: context)
         }
+    }
+
+    /// A problem document, or on v1 the legacy error body with the problem's headers (e.g. a
+    /// 429's or 503's `Retry-After`).
+    private func answer(_ problem: Problem, to request: Request, context: Context, legacy: Bool) throws -> Response {
+        guard legacy else { return try problem.response(from: request, context: context) }
+        var response = LegacyResponse.error(problem.status, problem.detail ?? problem.title)
+        for field in problem.headers { response.headers.append(field) }
+        return response
     }
 
     private func routeNotFound(_ request: Request, context: Context, legacy: Bool) throws -> Response {

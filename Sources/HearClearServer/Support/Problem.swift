@@ -74,6 +74,15 @@ extension Problem {
     static func notFound(_ detail: String) -> Problem {
         Problem(.notFound, type: "not-found", title: "Not found", detail: detail)
     }
+
+    /// The database cannot be reached (docs/ARCHITECTURE.md, "When the database is away").
+    static var unavailable: Problem {
+        let seconds = DatabaseOutage.retryAfterSeconds
+        return Problem(
+            .serviceUnavailable, type: "unavailable", title: "Service unavailable",
+            detail: "the database cannot be reached; nothing was written; try again in \(seconds) seconds",
+            headers: [.retryAfter: String(seconds)])
+    }
 }
 
 extension JSONEncoder {
