@@ -113,14 +113,8 @@ struct AdminModels: AdminPageRoutes {
         let detail = ReferenceDetail.Tone(
             frequencyHz: report.frequencyHz, levelDbfs: report.levelDbfs, snrDb: report.snrDb, seconds: report.seconds,
             referenceDb: tone.referenceDB)
-        let (id, applied) = try await calibrator.recordReference(
-            model: tone.model, method: .tone, absoluteOffsetDB: result.offsetDB,
-            detail: try ReferenceDetail.json(detail), by: session.username)
-        try await audit.record(
-            username: session.username, action: "model tone calibration", subject: tone.model,
-            detail: "reference #\(id): \(AdminFormat.offset(result.offsetDB)) absolute; "
-                + ReferenceDetail.tone(detail).summary + Self.queued(applied))
-        return AdminRenderer.redirect(to: "/farmer/models?done=tone&reference=\(id)")
+        return try await record(
+            .tone(detail), model: tone.model, absoluteOffsetDB: result.offsetDB, by: session.username)
     }
 
     private func meterCalibration(_ context: AdminRequestContext) async throws -> Response {
@@ -142,14 +136,28 @@ struct AdminModels: AdminPageRoutes {
         let detail = ReferenceDetail.Meter(
             checkinId: calibration.checkinID.uuidString.lowercased(), seconds: calibration.result.seconds,
             spreadDb: (calibration.result.spreadDB * 1000).rounded() / 1000)
+        return try await record(
+            .meter(detail), model: calibration.model, absoluteOffsetDB: calibration.result.offsetDB,
+            by: session.username)
+    }
+
+    /// Records a reference calibration (the Calibrator refits at once), audits it with the model
+    /// as subject, and goes back to the page with a notice.
+    private func record(_ detail: ReferenceDetail, model: String, absoluteOffsetDB: Double, by username: String)
+        async throws -> Response
+    {
+        let (method, json): (ReferenceCalibration.Method, String) =
+            switch detail {
+            case .tone(let tone): (.tone, try ReferenceDetail.json(tone))
+            case .meter(let meter): (.meter, try ReferenceDetail.json(meter))
+            }
         let (id, applied) = try await calibrator.recordReference(
-            model: calibration.model, method: .meter, absoluteOffsetDB: calibration.result.offsetDB,
-            detail: try ReferenceDetail.json(detail), by: session.username)
+            model: model, method: method, absoluteOffsetDB: absoluteOffsetDB, detail: json, by: username)
         try await audit.record(
-            username: session.username, action: "model meter calibration", subject: calibration.model,
-            detail: "reference #\(id): \(AdminFormat.offset(calibration.result.offsetDB)) absolute; "
-                + ReferenceDetail.meter(detail).summary + Self.queued(applied))
-        return AdminRenderer.redirect(to: "/farmer/models?done=meter&reference=\(id)")
+            username: username, action: "model \(method.rawValue) calibration", subject: model,
+            detail: "reference #\(id): \(AdminFormat.offset(absoluteOffsetDB)) absolute; " + detail.summary
+                + Self.queued(applied))
+        return AdminRenderer.redirect(to: "/farmer/models?done=\(method.rawValue)&reference=\(id)")
     }
 
     private func withdraw(_ context: AdminRequestContext) async throws -> Response {

@@ -83,16 +83,14 @@ public final class RateLimiter: Sendable {
         buckets[kind]?.refund(key, limit: limit(kind))
     }
 
-    /// Takes the device's check-in token for `request` (its client address decides whether it
-    /// is exempt), then runs `accept`; a check-in that turns out not to be new (a resend, a
-    /// conflict) gives the token back. Throws the 429 problem past the device's limit.
+    /// Takes the device's check-in token (the client address, which ``RateLimitMiddleware``
+    /// found for every check-in route, decides whether it is exempt), then runs `accept`; a
+    /// check-in that turns out not to be new (a resend, a conflict) gives the token back. Throws
+    /// the 429 problem past the device's limit.
     func admitCheckin(
-        device: String, request: Request, context: AppRequestContext,
-        accept: () async throws -> IngestOutcome
+        device: String, context: AppRequestContext, accept: () async throws -> IngestOutcome
     ) async throws -> IngestOutcome {
-        let address = clientAddress(
-            peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[.xForwardedFor])
-        guard !isExempt(address) else { return try await accept() }
+        guard !isExempt(context.clientAddress) else { return try await accept() }
         try take(.checkinsPerDevice, key: device)
         let outcome: IngestOutcome
         do {
@@ -127,11 +125,14 @@ struct RateLimitMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
-        if let kind = Self.kind(method: request.method, path: request.uri.path) {
-            let address = limiter.clientAddress(
-                peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[.xForwardedFor])
-            if !limiter.isExempt(address), let address { try limiter.take(kind, key: address) }
+        guard let kind = Self.kind(method: request.method, path: request.uri.path) else {
+            return try await next(request, context)
         }
+        // Kept in the context: the check-in routes limit the device too, by the same client.
+        var context = context
+        context.clientAddress = limiter.clientAddress(
+            peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[.xForwardedFor])
+        if let address = context.clientAddress, !limiter.isExempt(address) { try limiter.take(kind, key: address) }
         return try await next(request, context)
     }
 

@@ -105,7 +105,7 @@ struct LegacyController {
             var submission = try CheckinValidator(now: Date()).validate(translation.request, source: .v1)
             submission.zoneGuessed = translation.zoneGuessed
             let outcome = try await limiter.admitCheckin(
-                device: submission.deviceID, request: request, context: context
+                device: submission.deviceID, context: context
             ) { try await intake.accept(submission) }
             switch outcome {
             case .created, .duplicate:
