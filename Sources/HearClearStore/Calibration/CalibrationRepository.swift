@@ -185,7 +185,13 @@ public struct CalibrationRepository: Sendable {
         let changedModels = Set(before.keys).union(inForce.keys).filter { model in
             abs((before[model] ?? 0) - (inForce[model]?.offsetDB ?? 0)) >= changeThresholdDB
         }.sorted()
-        let rows = inForce.values.sorted { $0.model < $1.model }
+        // What stays: a move under the threshold keeps the value in force (its venues are not
+        // judged again), though source and fit follow the new decision.
+        let rows = inForce.values.sorted { $0.model < $1.model }.map { row in
+            var kept = row
+            if !changedModels.contains(row.model), let previous = before[row.model] { kept.offsetDB = previous }
+            return kept
+        }
         try await connection.query(
             """
             WITH wanted AS (
@@ -195,9 +201,7 @@ public struct CalibrationRepository: Sendable {
             INSERT INTO device_model_offsets (model, offset_db, source, fit_id, note, updated_at)
             SELECT w.model, w.offset_db, w.source, \(fitID), NULL, now() FROM wanted w
             ON CONFLICT (model) DO UPDATE SET
-                offset_db = CASE WHEN abs(device_model_offsets.offset_db - EXCLUDED.offset_db) >= \(Float(changeThresholdDB))
-                                 THEN EXCLUDED.offset_db ELSE device_model_offsets.offset_db END,
-                source = EXCLUDED.source, fit_id = EXCLUDED.fit_id, updated_at = now()
+                offset_db = EXCLUDED.offset_db, source = EXCLUDED.source, fit_id = EXCLUDED.fit_id, updated_at = now()
             """,
             logger: logger)
         // Devices: their deviation from this fit (0 without enough evidence: no row).
