@@ -1,3 +1,4 @@
+import Configuration
 import Foundation
 import HearClearEngine
 import HearClearStore
@@ -12,10 +13,10 @@ enum DatabaseSession {
     /// - Parameter quietLogs: print only warnings unless a log level is asked for (commands
     ///   that print results); `migrate` keeps the server's info logs.
     static func run<T: Sendable>(
-        _ options: ServerOptions, quietLogs: Bool = true,
+        _ options: ServerOptions, extra: [AbsoluteConfigKey: ConfigValue] = [:], quietLogs: Bool = true,
         _ body: (Engine, [Int]) async throws -> T
     ) async throws -> T {
-        var configuration = try EngineConfiguration(reader: try await options.reader())
+        var configuration = try EngineConfiguration(reader: try await options.reader(extra: extra))
         // These commands print their results; the server's info logs would drown them.
         if quietLogs, options.logLevel == nil, ProcessInfo.processInfo.environment["HEARCLEAR_LOG_LEVEL"] == nil {
             configuration.logLevel = .warning

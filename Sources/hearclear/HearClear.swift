@@ -12,7 +12,7 @@ struct HearClear: AsyncParsableCommand {
             """,
         subcommands: [
             Serve.self, Migrate.self, Meter.self, Calibrate.self, Devices.self, Recompute.self, Simulate.self,
-            Loadtest.self,
+            Export.self, Loadtest.self,
         ]
     )
 }

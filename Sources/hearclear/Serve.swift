@@ -163,10 +163,12 @@ struct Serve: AsyncParsableCommand {
     )
     var rateExempt: String?
 
+    @OptionGroup var license: DataLicenseOptions
+
     @OptionGroup var options: ServerOptions
 
     func run() async throws {
-        var extra: [AbsoluteConfigKey: ConfigValue] = [:]
+        var extra: [AbsoluteConfigKey: ConfigValue] = license.values
         if let hostname { extra[["hearclear", "hostname"]] = .init(.string(hostname), isSecret: false) }
         if let port { extra[["hearclear", "port"]] = .init(.int(port), isSecret: false) }
         if let maxDistanceMetres {

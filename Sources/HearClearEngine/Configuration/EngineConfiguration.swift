@@ -33,6 +33,8 @@ public struct EngineConfiguration: Sendable {
     public var aggregationWorkers = 2
     /// Seconds between crowd calibration fits (``Calibrator``); 0: never (only on demand).
     public var calibrationIntervalSeconds = 900
+    /// The licence the open-data exports are published under (``DataLicense/configured(name:url:)``).
+    public var dataLicense = DataLicense.odbl
 
     public init() {}
 
@@ -48,6 +50,8 @@ public struct EngineConfiguration: Sendable {
         aggregationWorkers = reader.int(forKey: "hearclear.aggregation.workers", default: aggregationWorkers)
         calibrationIntervalSeconds = reader.int(
             forKey: "hearclear.calibration.interval", default: calibrationIntervalSeconds)
+        dataLicense = try DataLicense.configured(
+            name: reader.string(forKey: "hearclear.data.license"), url: reader.string(forKey: "hearclear.data.license.url"))
         let format = reader.string(forKey: "hearclear.log.format", default: logFormat.rawValue)
         guard let logFormat = LogFormat(rawValue: format) else {
             throw ConfigurationError.invalid("log format must be 'text' or 'json', not '\(format)'")

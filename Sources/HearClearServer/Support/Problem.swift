@@ -84,16 +84,3 @@ extension Problem {
             headers: [.retryAfter: String(seconds)])
     }
 }
-
-extension JSONEncoder {
-    /// Encoder of API bodies: sorted keys (stable bodies, cacheable ETags), ISO 8601 dates.
-    static var api: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(RFC3339.format(date))
-        }
-        return encoder
-    }
-}

@@ -28,7 +28,13 @@ enum EngineTestApp {
 
     /// Runs `body` with a test client of the application and a client of its database (for
     /// admin operations and direct checks).
-    static func run(_ body: @Sendable (any TestClientProtocol, PostgresClient) async throws -> Void) async throws {
+    /// `configure` changes the configuration first.
+    static func run(
+        configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: @Sendable (any TestClientProtocol, PostgresClient) async throws -> Void
+    ) async throws {
+        var configuration = configuration
+        configure(&configuration)
         try await withTestDatabase { database, databaseConfiguration in
             let app = try await buildApplication(
                 configuration: configuration, database: .external(databaseConfiguration), logger: logger)
