@@ -33,6 +33,9 @@ let package = Package(
         .systemLibrary(name: "CKissFFT", providers: [.apt(["libkissfft-dev"])]),
         .target(name: "AudioMetering", dependencies: ["CSndFile", "CKissFFT"]),
         .executableTarget(name: "audiometer-bench", dependencies: ["AudioMetering"]),
+        // The sound character's features and labels of audio files, one JSON line each, for
+        // scripts/sound-character/ (tuning and evaluation on synthetic audio).
+        .executableTarget(name: "sound-character-eval", dependencies: ["AudioMetering"]),
         .executableTarget(name: "judge-bench", dependencies: ["LoudnessCore"]),
         // Test-only: in-memory encoding of test audio (TestAudioEncoder), for the metering and server tests.
         .target(name: "AudioTestSupport", dependencies: ["CSndFile"]),

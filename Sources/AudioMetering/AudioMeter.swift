@@ -1,16 +1,22 @@
 import Foundation
 
-/// Turns an audio file held in memory into per-second level samples, like the phones send.
+/// Turns an audio file held in memory into per-second level samples, like the phones send, with
+/// C-weighted and third-octave levels beside them and the sound's character over ~10 s windows.
+///
+/// Memory: decoding streams through a buffer of 4096 frames; beyond it the meter holds one short
+/// (~40 ms) and one long (~0.5 s, decimated) frame per channel, the frame envelopes of at most
+/// 15 seconds, and the per-second results it returns. No audio is kept or written anywhere.
 public enum AudioMeter {
     /// Frames per `sf_readf_float` call: large enough to amortise the call, small enough for L1/L2.
     static let chunkFrames = 4096
 
     /// Decodes `audio` with libsndfile (any format, rate and channel count it reads) and meters
-    /// every second. See `TrailingPartialSecond` for the last, partial second.
+    /// every second. See `TrailingPartialSecond` for the last, partial second; the character's
+    /// windows cover the seconds reported.
     /// - Throws: `.unreadable` for corrupt or unsupported bytes, `.decodingFailed` for a decoder
     ///   error part-way, `.tooLong` when the audio lasts longer than `maxDuration`.
     public static func measure(
-        _ audio: Data, maxDuration: Duration = .seconds(600)
+        _ audio: Data, maxDuration: Duration = .seconds(600), rules: SoundCharacterRules = SoundCharacterRules()
     ) throws(AudioMeteringError) -> MeteredAudio {
         let file = try MemorySoundFile(reading: audio)
         let sampleRate = Int(file.info.samplerate)
@@ -25,6 +31,7 @@ public enum AudioMeter {
         let maxFrames = Int((limitSeconds * Double(sampleRate)).rounded(.down))
 
         var meter = SecondLevelMeter(sampleRate: sampleRate, channelCount: channelCount)
+        let spectral = SpectralMeter(sampleRate: sampleRate, channelCount: channelCount)
         let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: chunkFrames * channelCount)
         defer { buffer.deallocate() }
         var decodedFrames = 0
@@ -37,13 +44,20 @@ public enum AudioMeter {
                 throw .tooLong(durationSeconds: Double(decodedFrames) / Double(sampleRate), limitSeconds: limitSeconds)
             }
             meter.consume(UnsafeBufferPointer(buffer), frameCount: read)
+            spectral.consume(UnsafeBufferPointer(buffer), frameCount: read)
         }
         let trailing = meter.finish()
+        var samples = meter.samples
+        let windows = spectral.finish(secondCount: samples.count)
+        for index in samples.indices {
+            samples[index].bandsDBFS = spectral.bandPowers(second: index).map { $0.map(Decibels.fromMeanSquare) }
+        }
+        let character = SoundCharacterAnalysis.character(samples: samples, windows: windows, rules: rules)
 
         let format = AudioFormatDescription(
             sampleRate: sampleRate, channelCount: channelCount, frameCount: decodedFrames,
             durationSeconds: Double(decodedFrames) / Double(sampleRate),
             formatName: file.formatName, encodingName: file.encodingName)
-        return MeteredAudio(format: format, samples: meter.samples, trailingPartialSecond: trailing)
+        return MeteredAudio(format: format, samples: samples, trailingPartialSecond: trailing, character: character)
     }
 }

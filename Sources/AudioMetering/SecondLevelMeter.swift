@@ -1,11 +1,14 @@
-/// Accumulates interleaved frames into one `LevelSample` per second, one A-weighting filter per
-/// channel with state carried across seconds.
+/// Accumulates interleaved frames into one `LevelSample` per second, one A- and one C-weighting
+/// filter per channel with state carried across seconds. Band levels are filled in later, from
+/// ``SpectralMeter``.
 struct SecondLevelMeter {
     let sampleRate: Int
     let channelCount: Int
-    private var filters: [AWeightingFilter]
+    private var aFilters: [AWeightingFilter]
+    private var cFilters: [CWeightingFilter]
     private var sumOfSquares = 0.0
-    private var weightedSumOfSquares = 0.0
+    private var aSumOfSquares = 0.0
+    private var cSumOfSquares = 0.0
     private var peak: Float = 0
     private(set) var framesInSecond = 0
     private(set) var samples: [LevelSample] = []
@@ -13,7 +16,8 @@ struct SecondLevelMeter {
     init(sampleRate: Int, channelCount: Int) {
         self.sampleRate = sampleRate
         self.channelCount = channelCount
-        filters = Array(repeating: AWeightingFilter(sampleRate: Double(sampleRate)), count: channelCount)
+        aFilters = Array(repeating: AWeightingFilter(sampleRate: Double(sampleRate)), count: channelCount)
+        cFilters = Array(repeating: CWeightingFilter(sampleRate: Double(sampleRate)), count: channelCount)
     }
 
     var framesLeftInSecond: Int { sampleRate - framesInSecond }
@@ -22,24 +26,31 @@ struct SecondLevelMeter {
     mutating func consume(_ interleaved: UnsafeBufferPointer<Float>, frameCount: Int) {
         precondition(frameCount <= framesLeftInSecond && frameCount * channelCount <= interleaved.count)
         for channel in 0..<channelCount {
-            var filter = filters[channel]
+            var aFilter = aFilters[channel]
+            var cFilter = cFilters[channel]
             var squares = 0.0
-            var weightedSquares = 0.0
+            var aSquares = 0.0
+            var cSquares = 0.0
             var channelPeak: Float = 0
             var index = channel
             for _ in 0..<frameCount {
                 let sample = interleaved[index]
                 let x = Double(sample)
-                let y = filter.process(x)
+                let a = aFilter.process(x)
+                let c = cFilter.process(x)
                 squares += x * x
-                weightedSquares += y * y
+                aSquares += a * a
+                cSquares += c * c
                 channelPeak = max(channelPeak, abs(sample))
                 index += channelCount
             }
-            filter.flushTinyState()
-            filters[channel] = filter
+            aFilter.flushTinyState()
+            cFilter.flushTinyState()
+            aFilters[channel] = aFilter
+            cFilters[channel] = cFilter
             sumOfSquares += squares
-            weightedSumOfSquares += weightedSquares
+            aSumOfSquares += aSquares
+            cSumOfSquares += cSquares
             peak = max(peak, channelPeak)
         }
         framesInSecond += frameCount
@@ -62,9 +73,12 @@ struct SecondLevelMeter {
                 offsetSeconds: samples.count,
                 averageDBFS: Decibels.fromMeanSquare(sumOfSquares / count),
                 peakDBFS: Decibels.fromAmplitude(Double(peak)),
-                aWeightedDBFS: Decibels.fromMeanSquare(weightedSumOfSquares / count)))
+                aWeightedDBFS: Decibels.fromMeanSquare(aSumOfSquares / count),
+                cWeightedDBFS: Decibels.fromMeanSquare(cSumOfSquares / count),
+                bandsDBFS: []))
         sumOfSquares = 0
-        weightedSumOfSquares = 0
+        aSumOfSquares = 0
+        cSumOfSquares = 0
         peak = 0
         framesInSecond = 0
     }

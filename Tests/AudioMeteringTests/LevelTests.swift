@@ -72,10 +72,14 @@ struct LevelTests {
         let result = try meter([silence, silence], sampleRate: 16000)
 
         let floor = LevelSample.silenceFloorDBFS
+        // Bands up to 6.3 kHz lie below Nyquist at 16 kHz; 8 and 10 kHz are absent.
+        let bands = (0..<ThirdOctaveBands.count).map { $0 < 22 ? floor : nil }
         #expect(
             result.samples
                 == [0, 1].map {
-                    LevelSample(offsetSeconds: $0, averageDBFS: floor, peakDBFS: floor, aWeightedDBFS: floor)
+                    LevelSample(
+                        offsetSeconds: $0, averageDBFS: floor, peakDBFS: floor, aWeightedDBFS: floor,
+                        cWeightedDBFS: floor, bandsDBFS: bands)
                 })
     }
 

@@ -1,0 +1,94 @@
+/// What kind of loud a window of a recording is.
+public enum SoundCharacterLabel: String, Sendable, CaseIterable, Codable {
+    /// Voices: one or many people talking.
+    case babble
+    /// Music without a low-frequency excess.
+    case music
+    /// Music whose bass (below 160 Hz) stands out: LC − LA or the low bands are high.
+    case bassHeavyMusic = "bass_heavy_music"
+    /// Broadband noise whose level changes only slowly: ventilation, traffic, a fridge.
+    case steadyNoise = "steady_noise"
+    /// Too quiet for its character to matter (see ``SoundCharacterRules/quietBelowDBFS``).
+    case quiet
+    /// The features do not point clearly to one of the others.
+    case uncertain
+}
+
+/// The features a window is judged by. All are computed from the meter's per-second levels and
+/// the short frames inside the window; nil when the window cannot give one (too short, silent, a
+/// band above Nyquist).
+public struct SoundFeatures: Sendable, Equatable {
+    /// A-weighted level of the window (energetic mean of its seconds), dBFS.
+    public var laeqDBFS: Double
+    /// LCeq − LAeq of the window, dB: about 0 when the sound is mostly above 500 Hz, 10 dB or more
+    /// when low frequencies carry much of its energy.
+    public var lcMinusLaDB: Double
+    /// Mean power of the bands 50–160 Hz over the mean power of the bands 500 Hz–4 kHz, dB: 0 for
+    /// pink noise, above for bass.
+    public var lowFrequencyExcessDB: Double?
+    /// Spectral flatness of the short frames within octaves from 250 Hz to 4 kHz, dB: about −2.5
+    /// for noise, far lower for tones and harmonic sounds.
+    public var flatnessDB: Double?
+    /// Mean change of the speech bands' levels from one short frame to the next (20 ms on), dB RMS.
+    public var fluxDB: Double?
+    /// Share of short frames whose speech-band power is under half their second's mean.
+    public var lowEnergyShare: Double?
+    /// Envelope modulation of the speech bands at 3–6 Hz over 0.5–2.5 Hz, dB.
+    public var modulationRatioDB: Double?
+    /// RMS of the speech bands' relative envelope between 0.5 and 6 Hz.
+    public var modulationDepth: Double?
+
+    public init(
+        laeqDBFS: Double, lcMinusLaDB: Double, lowFrequencyExcessDB: Double?, flatnessDB: Double?,
+        fluxDB: Double?, lowEnergyShare: Double?, modulationRatioDB: Double?, modulationDepth: Double?
+    ) {
+        self.laeqDBFS = laeqDBFS
+        self.lcMinusLaDB = lcMinusLaDB
+        self.lowFrequencyExcessDB = lowFrequencyExcessDB
+        self.flatnessDB = flatnessDB
+        self.fluxDB = fluxDB
+        self.lowEnergyShare = lowEnergyShare
+        self.modulationRatioDB = modulationRatioDB
+        self.modulationDepth = modulationDepth
+    }
+}
+
+/// One window's label, the rule that gave it and the features behind it.
+public struct CharacterWindow: Sendable, Equatable {
+    /// First second of the window, from the start of the file.
+    public var offsetSeconds: Int
+    public var seconds: Int
+    public var label: SoundCharacterLabel
+    /// The rule that decided, with the values it compared, in words.
+    public var reason: String
+    public var features: SoundFeatures
+
+    public init(offsetSeconds: Int, seconds: Int, label: SoundCharacterLabel, reason: String, features: SoundFeatures) {
+        self.offsetSeconds = offsetSeconds
+        self.seconds = seconds
+        self.label = label
+        self.reason = reason
+        self.features = features
+    }
+}
+
+/// The character of a whole recording: its windows and a summary.
+public struct SoundCharacter: Sendable, Equatable {
+    public var windows: [CharacterWindow]
+    /// Median over the recording's seconds of LC − LA, dB; nil without seconds.
+    public var medianLcMinusLaDB: Double?
+
+    public init(windows: [CharacterWindow], medianLcMinusLaDB: Double?) {
+        self.windows = windows
+        self.medianLcMinusLaDB = medianLcMinusLaDB
+    }
+
+    /// Share of the recording's seconds in windows of each label (every label present, 0 … 1).
+    public var shares: [SoundCharacterLabel: Double] {
+        let total = windows.reduce(0) { $0 + $1.seconds }
+        var shares = Dictionary(uniqueKeysWithValues: SoundCharacterLabel.allCases.map { ($0, 0.0) })
+        guard total > 0 else { return shares }
+        for window in windows { shares[window.label, default: 0] += Double(window.seconds) / Double(total) }
+        return shares
+    }
+}
