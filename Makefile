@@ -3,7 +3,7 @@
 SWIFT ?= swift
 ARGS ?=
 
-.PHONY: deps build release run test contract format loadtest clean
+.PHONY: deps build release run test contract generate format loadtest clean
 
 deps:
 	@./scripts/deps.sh
@@ -19,6 +19,7 @@ run: build
 
 test: deps
 	$(SWIFT) build --build-tests
+	SWIFT=$(SWIFT) ./scripts/generate-client.sh --build
 	$(SWIFT) test --skip-build
 	./scripts/contract-test.sh
 
@@ -26,6 +27,11 @@ test: deps
 contract: deps
 	$(SWIFT) build --product hearclear
 	./scripts/contract-test.sh
+
+# HearClearClient's code from API/openapi.yaml, into Sources/HearClearClient/Generated (commit it).
+# Builds swift-openapi-generator (Tools/generate-client) into .build-generator the first time, about a minute.
+generate:
+	SWIFT=$(SWIFT) ./scripts/generate-client.sh
 
 format:
 	$(SWIFT) format -i -r Sources Tests Package.swift
@@ -35,4 +41,4 @@ loadtest: release
 	.build/release/hearclear loadtest ingest --url http://127.0.0.1:8080 --clients 32 --duration 30
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-generator

@@ -5,7 +5,9 @@ let package = Package(
     name: "hearclear",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "hearclear", targets: ["hearclear"])
+        .executable(name: "hearclear", targets: ["hearclear"]),
+        // The typed client of API/openapi.yaml, for Swift apps and servers (README, "HearClearClient").
+        .library(name: "HearClearClient", targets: ["HearClearClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -23,6 +25,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         .target(name: "LoudnessCore"),
@@ -95,9 +100,21 @@ let package = Package(
                 .product(name: "Mustache", package: "swift-mustache"),
             ]
         ),
+        // The typed client: swift-openapi-generator's types and client of API/openapi.yaml, generated
+        // by `make generate` (Tools/generate-client) and committed in Generated/, and a little by hand.
+        .target(
+            name: "HearClearClient",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         .executableTarget(
             name: "hearclear",
             dependencies: [
+                "HearClearClient",
                 "HearClearEngine",
                 "HearClearServer",
                 "AudioMetering",
@@ -113,6 +130,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "LoudnessCoreTests", dependencies: ["LoudnessCore"]),
+        .testTarget(name: "HearClearClientTests", dependencies: ["HearClearClient"]),
         .testTarget(name: "AudioMeteringTests", dependencies: ["AudioMetering", "AudioTestSupport", "CSndFile"]),
         .testTarget(
             name: "HearClearStoreTests",
@@ -138,6 +156,7 @@ let package = Package(
                 "HearClearTestSupport",
                 "CSndFile",
                 "AudioTestSupport",
+                "HearClearClient",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "CompressNIO", package: "compress-nio"),
