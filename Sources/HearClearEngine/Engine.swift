@@ -21,6 +21,8 @@ public struct Engine: Sendable {
     public let reads: ReadDatabase
     /// Phone calibration: the crowd fit, reference calibrations, overrides.
     public let calibrator: Calibrator
+    /// Reports of wrong data from people at venues.
+    public let reports: VenueReports
     /// Whether the database is away, shared by this engine's requests, worker and listeners.
     public let outage = DatabaseOutage()
 
@@ -47,6 +49,7 @@ public struct Engine: Sendable {
             devices: DeviceRepository(client: client, logger: logger),
             administration: DeviceAdministration(client: client, logger: logger))
         calibrator = Calibrator(client: client, referenceOffsetDB: configuration.referenceOffsetDB, logger: logger)
+        reports = VenueReports(reports: ReportRepository(client: client, logger: logger), loudness: loudness)
         // An admin's decision is judged once, at once: nothing to remember.
         decisions = CheckinDecisions(
             overrides: CheckinOverrideRepository(client: client, logger: logger),

@@ -1,0 +1,88 @@
+import Foundation
+import HearClearStore
+import LoudnessCore
+
+/// A report of wrong data as received: the venue, the device, the instant it is about (with the
+/// UTC offset it was written with), what the person felt and an optional comment.
+public struct ReportSubmission: Sendable, Equatable {
+    public var venueExternalID: String
+    /// The device's id as check-ins name it; only its SHA-256 is stored.
+    public var deviceID: String
+    public var at: Date
+    public var utcOffsetMinutes: Int
+    public var felt: ReportFeeling
+    public var comment: String?
+
+    public init(
+        venueExternalID: String, deviceID: String, at: Date, utcOffsetMinutes: Int, felt: ReportFeeling,
+        comment: String?
+    ) {
+        self.venueExternalID = venueExternalID
+        self.deviceID = deviceID
+        self.at = at
+        self.utcOffsetMinutes = utcOffsetMinutes
+        self.felt = felt
+        self.comment = comment
+    }
+}
+
+/// What became of a report.
+public enum ReportOutcome: Sendable, Equatable {
+    case created(StoredReport)
+    /// The device had sent this very report before (same venue, instant, felt and comment).
+    case duplicate(StoredReport)
+    /// The device had reported on this venue at this instant with something else.
+    case conflict(StoredReport)
+    case unknownVenue
+}
+
+/// Reports of wrong data (docs/ARCHITECTURE.md, "Reports"): each is stored beside the cell it is
+/// about and what the server showed for it, labelled as the readers label (``LoudnessReads``);
+/// admins resolve or dismiss them.
+public struct VenueReports: Sendable {
+    let reports: ReportRepository
+    let loudness: LoudnessReads
+
+    public init(reports: ReportRepository, loudness: LoudnessReads) {
+        self.reports = reports
+        self.loudness = loudness
+    }
+
+    /// Finds the cell the report is about and what the server shows for it (with `bands`, asked
+    /// only when there is a cell), and stores the report with that. A report about a venue or
+    /// an hour without data is kept all the same, with nothing shown.
+    public func submit(_ submission: ReportSubmission, bands: () async throws -> Bands) async throws -> ReportOutcome {
+        guard
+            let target = try await reports.target(
+                venueExternalID: submission.venueExternalID, at: submission.at,
+                utcOffsetMinutes: submission.utcOffsetMinutes)
+        else { return .unknownVenue }
+        var shown: StoredReport.Shown?
+        if let stored = target.cell {
+            let cell = loudness.cell(stored, bands: try await bands())
+            shown = StoredReport.Shown(levelDB: cell.levelDB, label: cell.label, estimated: cell.estimated)
+        }
+        let report = NewReport(
+            venueID: target.venueID, deviceID: submission.deviceID, at: submission.at, position: target.position,
+            felt: submission.felt, comment: submission.comment, shown: shown)
+        switch try await reports.insert(report) {
+        case .created(let stored):
+            return .created(stored)
+        case .existing(let stored):
+            return stored.sameContent(felt: submission.felt, comment: submission.comment)
+                ? .duplicate(stored) : .conflict(stored)
+        }
+    }
+
+    /// The report, when it is about the venue `venueExternalID`.
+    public func find(id: UUID, venueExternalID: String) async throws -> StoredReport? {
+        try await reports.find(id: id, venueExternalID: venueExternalID)
+    }
+
+    /// An admin resolves (acted on it) or dismisses the open report.
+    public func close(
+        id: UUID, as status: ReportStatus, by username: String, note: String?
+    ) async throws -> ReportRepository.Closing {
+        try await reports.close(id: id, as: status, by: username, note: note)
+    }
+}
