@@ -109,6 +109,7 @@ func buildRouter(
     VenuesController(venues: engine.venues, loudness: engine.loudness, reads: reads).addRoutes(to: v2)
     CheckinsController(intake: engine.intake, loudness: engine.loudness, reads: reads, limiter: limiter)
         .addRoutes(to: v2)
+    ReportsController(reports: engine.reports, reads: reads, limiter: limiter).addRoutes(to: v2)
     LoudnessController(loudness: engine.loudness, reads: reads).addRoutes(to: v2)
     SearchController(finder: engine.finder, loudness: engine.loudness, reads: reads).addRoutes(to: v2)
     ExportController(engine: engine, reads: reads).addRoutes(to: v2)

@@ -153,6 +153,18 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         help:
+            "Reports of wrong data one device may send (N/s, N/min or N/h; 0: no limit). Env: HEARCLEAR_RATE_REPORTS_DEVICE. Default: 10/h"
+    )
+    var rateReportsDevice: String?
+
+    @Option(
+        help:
+            "Reports of wrong data from one client address, all devices together. Env: HEARCLEAR_RATE_REPORTS_ADDRESS. Default: 120/h"
+    )
+    var rateReportsAddress: String?
+
+    @Option(
+        help:
             "Proxies whose X-Forwarded-For is believed, as addresses or networks separated by commas (e.g. 10.0.0.0/8). Env: HEARCLEAR_TRUSTED_PROXIES. Default: none (the header is ignored)"
     )
     var trustedProxies: String?
@@ -205,6 +217,8 @@ struct Serve: AsyncParsableCommand {
             (rateCheckinsAddress, "hearclear.rate.checkins.address"),
             (rateMeteringAddress, "hearclear.rate.metering.address"),
             (rateSearchesAddress, "hearclear.rate.searches.address"), (trustedProxies, "hearclear.trusted.proxies"),
+            (rateReportsDevice, "hearclear.rate.reports.device"),
+            (rateReportsAddress, "hearclear.rate.reports.address"),
             (rateExempt, "hearclear.rate.exempt"),
         ] {
             if let value {

@@ -12,6 +12,12 @@ public struct RateLimitConfiguration: Sendable, Equatable {
     public var meteringPerAddress = RateLimit(count: 60, periodSeconds: 3_600)
     /// Searches (`/api/v2/venues`, alternatives, similar) from one address.
     public var searchesPerAddress = RateLimit(count: 600, periodSeconds: 60)
+    /// Reports of wrong data one device may send: a person disagrees a few times an evening at
+    /// most, and every report waits for an admin, so a flood costs people's time.
+    public var reportsPerDevice = RateLimit(count: 10, periodSeconds: 3_600)
+    /// Reports from one client address, all devices together (a venue's Wi-Fi; far rarer than
+    /// check-ins).
+    public var reportsPerAddress = RateLimit(count: 120, periodSeconds: 3_600)
     /// Proxies whose `X-Forwarded-For` is believed: the client is the last address in it that is
     /// not one of them. Empty: the header is ignored and the peer is the client.
     public var trustedProxies: [IPNetwork] = []
@@ -43,6 +49,8 @@ public struct RateLimitConfiguration: Sendable, Equatable {
         checkinsPerAddress = try limit("hearclear.rate.checkins.address", checkinsPerAddress)
         meteringPerAddress = try limit("hearclear.rate.metering.address", meteringPerAddress)
         searchesPerAddress = try limit("hearclear.rate.searches.address", searchesPerAddress)
+        reportsPerDevice = try limit("hearclear.rate.reports.device", reportsPerDevice)
+        reportsPerAddress = try limit("hearclear.rate.reports.address", reportsPerAddress)
         trustedProxies = try networks("hearclear.trusted.proxies", trustedProxies)
         exempt = try networks("hearclear.rate.exempt", exempt)
     }

@@ -1,20 +1,24 @@
 import Foundation
 import HTTPTypes
+import HearClearEngine
 import HearClearStore
 import Hummingbird
 import Metrics
 import NIOCore
 
 /// Token-bucket rate limits (README, "Rate limits"; docs/ARCHITECTURE.md, "Rate limits"): per
-/// client address on check-ins, metering and search (``RateLimitMiddleware``), and per device on
-/// check-ins (the controllers, once the body says which device). A refusal is a 429 problem
-/// `rate-limited` with `Retry-After`, counted in `hearclear_rate_limited_total{limit=…}`.
+/// client address on check-ins, reports, metering and search (``RateLimitMiddleware``), and per
+/// device on check-ins and reports (the controllers, once the body says which device). A refusal
+/// is a 429 problem `rate-limited` with `Retry-After`, counted in
+/// `hearclear_rate_limited_total{limit=…}`.
 public final class RateLimiter: Sendable {
     public enum Kind: String, Sendable, CaseIterable {
         case checkinsPerDevice = "checkins_device"
         case checkinsPerAddress = "checkins_address"
         case meteringPerAddress = "metering_address"
         case searchesPerAddress = "searches_address"
+        case reportsPerDevice = "reports_device"
+        case reportsPerAddress = "reports_address"
     }
 
     let configuration: RateLimitConfiguration
@@ -42,6 +46,8 @@ public final class RateLimiter: Sendable {
         case .checkinsPerAddress: configuration.checkinsPerAddress
         case .meteringPerAddress: configuration.meteringPerAddress
         case .searchesPerAddress: configuration.searchesPerAddress
+        case .reportsPerDevice: configuration.reportsPerDevice
+        case .reportsPerAddress: configuration.reportsPerAddress
         }
     }
 
@@ -90,16 +96,37 @@ public final class RateLimiter: Sendable {
     func admitCheckin(
         device: String, context: AppRequestContext, accept: () async throws -> IngestOutcome
     ) async throws -> IngestOutcome {
+        try await admit(.checkinsPerDevice, device: device, context: context, accept: accept) {
+            if case .created = $0 { true } else { false }
+        }
+    }
+
+    /// ``admitCheckin(device:context:accept:)`` for a report of wrong data: a resend or a
+    /// conflict, or an unknown venue, gives the device's token back.
+    func admitReport(
+        device: String, context: AppRequestContext, accept: () async throws -> ReportOutcome
+    ) async throws -> ReportOutcome {
+        try await admit(.reportsPerDevice, device: device, context: context, accept: accept) {
+            if case .created = $0 { true } else { false }
+        }
+    }
+
+    /// Takes a token of the per-device `kind`, runs `accept`, and gives the token back when
+    /// `accept` throws or its outcome is not `isNew`.
+    private func admit<Outcome>(
+        _ kind: Kind, device: String, context: AppRequestContext, accept: () async throws -> Outcome,
+        isNew: (Outcome) -> Bool
+    ) async throws -> Outcome {
         guard !isExempt(context.clientAddress) else { return try await accept() }
-        try take(.checkinsPerDevice, key: device)
-        let outcome: IngestOutcome
+        try take(kind, key: device)
+        let outcome: Outcome
         do {
             outcome = try await accept()
         } catch {
-            refund(.checkinsPerDevice, key: device)
+            refund(kind, key: device)
             throw error
         }
-        if case .created = outcome {} else { refund(.checkinsPerDevice, key: device) }
+        if !isNew(outcome) { refund(kind, key: device) }
         return outcome
     }
 
@@ -110,14 +137,16 @@ public final class RateLimiter: Sendable {
             case .checkinsPerAddress: "check-ins from this address"
             case .meteringPerAddress: "recordings to measure from this address"
             case .searchesPerAddress: "searches from this address"
+            case .reportsPerDevice: "reports from this device"
+            case .reportsPerAddress: "reports from this address"
             }
         return "more than \(limit) \(what); try again in \(seconds) s"
     }
 }
 
 /// The per-address limits, by route: `POST /api/v2/checkins` and `POST /api/v1/checkin/new`,
-/// `POST /api/v2/meter` and `/api/v2/calibrations/tone`, `GET /api/v2/venues` and a venue's
-/// `alternatives` and `similar`. Before the body is read.
+/// `POST /api/v2/venues/{venueId}/reports`, `POST /api/v2/meter` and `/api/v2/calibrations/tone`,
+/// `GET /api/v2/venues` and a venue's `alternatives` and `similar`. Before the body is read.
 struct RateLimitMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let limiter: RateLimiter
@@ -140,6 +169,7 @@ struct RateLimitMiddleware: RouterMiddleware {
         switch (method, path) {
         case (.post, "/api/v2/checkins"), (.post, "/api/v1/checkin/new"): .checkinsPerAddress
         case (.post, "/api/v2/meter"), (.post, "/api/v2/calibrations/tone"): .meteringPerAddress
+        case (.post, _) where path.hasPrefix("/api/v2/venues/") && path.hasSuffix("/reports"): .reportsPerAddress
         case (.get, "/api/v2/venues"): .searchesPerAddress
         case (.get, _)
         where path.hasPrefix("/api/v2/venues/")
