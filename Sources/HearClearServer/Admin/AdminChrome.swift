@@ -4,13 +4,14 @@ import HearClearStore
 /// and which section is current.
 struct AdminChrome {
     enum Section {
-        case dashboard, venues, devices, models, bands
+        case dashboard, venues, reports, devices, models, bands
     }
 
     let csrf: String
     let user: String
     let dashboard: Bool
     let venues: Bool
+    let reports: Bool
     let devices: Bool
     let models: Bool
     let bands: Bool
@@ -20,6 +21,7 @@ struct AdminChrome {
         user = session.username
         dashboard = section == .dashboard
         venues = section == .venues
+        reports = section == .reports
         devices = section == .devices
         models = section == .models
         bands = section == .bands

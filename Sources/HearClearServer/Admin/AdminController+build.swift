@@ -26,15 +26,16 @@ extension AdminController {
             audit: audit
         )
         let adminVenues = AdminVenueRepository(client: client, logger: logger)
+        let adminReports = AdminReportRepository(client: client, logger: logger)
         let pages: [any AdminPageRoutes] = [
             AdminDashboard(
-                overview: AdminOverviewRepository(client: client, logger: logger), audit: audit, renderer: renderer,
-                totalsCache: AdminTotalsCache()
+                overview: AdminOverviewRepository(client: client, logger: logger), reports: adminReports,
+                loudness: engine.loudness, audit: audit, renderer: renderer, totalsCache: AdminTotalsCache()
             ),
             AdminVenues(
                 venues: adminVenues, directory: engine.venues,
                 details: AdminVenueDetails(
-                    venues: adminVenues, directory: engine.venues, loudness: engine.loudness,
+                    venues: adminVenues, reports: adminReports, directory: engine.venues, loudness: engine.loudness,
                     referenceOffsetDB: configuration.referenceOffsetDB
                 ),
                 renderer: renderer
@@ -43,6 +44,10 @@ extension AdminController {
                 venues: engine.venues, adminVenues: adminVenues, loudness: engine.loudness,
                 decisions: engine.decisions, audit: audit, renderer: renderer,
                 referenceOffsetDB: configuration.referenceOffsetDB, maxDistanceMetres: configuration.maxDistanceMetres
+            ),
+            AdminReports(
+                reports: adminReports, desk: engine.reports, loudness: engine.loudness, audit: audit,
+                renderer: renderer
             ),
             AdminDevices(
                 devices: AdminDeviceRepository(client: client, logger: logger), directory: engine.devices,

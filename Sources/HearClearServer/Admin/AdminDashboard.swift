@@ -1,10 +1,18 @@
 import Foundation
+import HearClearEngine
 import HearClearStore
 import Hummingbird
+import LoudnessCore
 
-/// `/farmer/dashboard`: what arrived lately, totals, judgements and the aggregation queue.
+/// `/farmer/dashboard`: what arrived lately, totals, judgements and the aggregation queue, and
+/// the cells that reports dispute.
 struct AdminDashboard: AdminPageRoutes {
+    /// Disputed cells listed (the most recently reported first).
+    static let disputedCellsShown = 10
+
     let overview: AdminOverviewRepository
+    let reports: AdminReportRepository
+    let loudness: LoudnessReads
     let audit: AdminAuditLog
     let renderer: AdminRenderer
     let totalsCache: AdminTotalsCache
@@ -21,9 +29,16 @@ struct AdminDashboard: AdminPageRoutes {
         async let devices = overview.recentDevices(limit: 5)
         async let checkins = overview.recentCheckins(limit: 5)
         async let actions = audit.recent(limit: 5)
+        async let openReports = reports.openCount()
+        async let disputed = reports.disputedCells(
+            minimumDevices: ReportReview.minimumDevices, limit: Self.disputedCellsShown + 1)
+        let bands = try await loudness.currentBands()
         let page = try await DashboardPage(
             chrome: AdminChrome(session, section: .dashboard), totals: totals, queue: queue, venues: venues,
-            devices: devices, checkins: checkins, actions: actions
+            devices: devices, checkins: checkins, actions: actions,
+            reports: DashboardPage.Reports(
+                open: openReports, disputed: disputed, shown: Self.disputedCellsShown, bands: bands,
+                referenceOffsetDB: loudness.referenceOffsetDB)
         )
         return renderer.page("dashboard", page)
     }

@@ -34,7 +34,8 @@ struct AdminRenderer: Sendable {
     }
 
     static let requiredTemplates = [
-        "layout", "login", "dashboard", "venues", "venue", "checkin", "devices", "models", "bands", "error",
+        "layout", "login", "dashboard", "venues", "venue", "checkin", "devices", "models", "bands", "error", "reports",
+        "report-table",
     ]
 
     /// The page `template` rendered with `object`.

@@ -44,6 +44,47 @@ struct DashboardPage {
         let detail: String?
     }
 
+    /// Open reports, and the cells whose open "quieter"/"louder" reports come from enough
+    /// devices to be reviewed (``ReportReview``).
+    struct Reports {
+        struct Cell {
+            let venueName: String
+            let link: String
+            let cell: String
+            let said: String
+            let devices: String
+            let now: String
+            let latest: String
+        }
+
+        let open: String
+        let cells: [Cell]
+        let hasCells: Bool
+        /// More disputed cells than are listed.
+        let more: Bool
+        let minimumDevices = ReportReview.minimumDevices
+
+        init(open: Int, disputed: [AdminDisputedCell], shown: Int, bands: Bands, referenceOffsetDB: Double) {
+            self.open = AdminFormat.count(open)
+            cells = disputed.prefix(shown).map { row in
+                let said = [(row.louder, "louder"), (row.quieter, "quieter")].filter { $0.0 > 0 }
+                    .map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+                let now = row.levelNowDBFS.map { LoudnessReads.rounded($0 + referenceOffsetDB) }
+                return Cell(
+                    venueName: row.venueName, link: "/farmer/venues/\(row.venueExternalID)",
+                    cell: AdminReportView.cellName(row.position), said: said, devices: AdminFormat.count(row.devices),
+                    now: now.map {
+                        AdminReportView.level(
+                            $0, label: LoudnessReads.label(ofCalibratedDB: $0, bands: bands),
+                            estimated: row.levelNowEstimated)
+                    } ?? "no data",
+                    latest: AdminFormat.minute(row.latestAt))
+            }
+            hasCells = !cells.isEmpty
+            more = disputed.count > shown
+        }
+    }
+
     let title = "Dashboard"
     let chrome: AdminChrome
     let totals: [Figure]
@@ -55,13 +96,15 @@ struct DashboardPage {
     let devices: [Device]
     let checkins: [Checkin]
     let actions: [Action]
+    let reports: Reports
 
     init(
         chrome: AdminChrome, totals: (totals: AdminOverview.Totals, readAt: Date), queue: AdminOverview.Queue,
         venues: [AdminOverview.RecentVenue], devices: [AdminOverview.RecentDevice],
-        checkins: [AdminOverview.RecentCheckin], actions: [AdminAuditEntry]
+        checkins: [AdminOverview.RecentCheckin], actions: [AdminAuditEntry], reports: Reports
     ) {
         self.chrome = chrome
+        self.reports = reports
         let t = totals.totals
         self.totals = [
             Figure(label: "Venues", value: AdminFormat.count(t.venues), detail: nil),

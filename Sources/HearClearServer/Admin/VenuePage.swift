@@ -37,11 +37,15 @@ struct VenuePage {
     let hasCheckins: Bool
     let previous: String?
     let next: String?
+    /// Its open reports, newest first.
+    let reports: [AdminReportView]
+    let hasReports: Bool
+    let notice: String?
 
     init(
         chrome: AdminChrome, venue: Venue, checkinCount: Int, lastCheckinAt: Date?, checkins: [AdminVenueCheckinRow],
         referenceOffsetDB: Double, heatMap: HeatMap?, overall: (levelDB: Double, label: String)?, previous: String?,
-        next: String?
+        next: String?, reports: [AdminReportView] = [], notice: String? = nil
     ) {
         title = venue.name
         self.chrome = chrome
@@ -74,5 +78,8 @@ struct VenuePage {
         hasCheckins = !checkins.isEmpty
         self.previous = previous
         self.next = next
+        self.reports = reports
+        hasReports = !reports.isEmpty
+        self.notice = notice
     }
 }
