@@ -1,25 +1,40 @@
-import AsyncHTTPClient
 import Foundation
+import HTTPTypes
+import HearClearClient
 import HearClearEngine
-import NIOCore
-import NIOHTTP1
+import OpenAPIRuntime
 
-/// `hearclear meter --submit`: posts the metered samples as a v2 check-in, then waits up to
-/// `--wait` seconds for the server's judgement and prints it.
+/// `hearclear meter --submit`: posts the metered samples as a v2 check-in through HearClearClient,
+/// then waits up to `--wait` seconds for the server's judgement and prints it.
 struct CheckinUpload {
     let options: SubmitOptions
     let printJSON: Bool
 
     func submit(_ report: MeterReport) async throws {
-        let id = UUID()
-        let body = try JSONEncoder().encode(CheckinUploadBody(id: id, report: report, options: options))
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        do {
-            try await submit(body, id: id, client: client)
-            try await client.shutdown()
-        } catch {
-            try? await client.shutdown()
-            throw error
+        let id = UUID().uuidString.lowercased()
+        let checkin = try CheckinUploadBody.make(id: id, report: report, options: options)
+        guard let url = URL(string: baseURL) else { throw CommandFailure("--url \(baseURL) is not a URL") }
+        let client = Client(
+            serverURL: url, timeZone: CheckinUploadBody.timeZone(of: report), middlewares: [AnswerCapture()])
+        let (output, answer) = try await call { try await client.postCheckin(body: .json(checkin)) }
+        let receipt: Components.Schemas.Receipt
+        switch output {
+        case .created(let created): receipt = try created.body.json
+        case .ok(let ok): receipt = try ok.body.json
+        default:
+            if printJSON, let answer { print(String(decoding: answer.body, as: UTF8.self)) }
+            throw CommandFailure(Self.refusal(answer))
+        }
+        if !printJSON {
+            print("check-in \(id) sent to \(baseURL): \(answer?.statusLine ?? "201 Created")")
+        }
+        let (judged, judgedJSON) = try await awaitJudgement(
+            id: id, receipt: (Judgement(receipt), answer?.body ?? Data()), client: client)
+        if printJSON {
+            print(String(decoding: judgedJSON, as: UTF8.self))
+        } else {
+            print(Self.describe(judged, waited: options.wait))
+            print("see: \(baseURL)/api/v2/checkins/\(id)")
         }
     }
 
@@ -28,84 +43,79 @@ struct CheckinUpload {
         return url.hasSuffix("/") ? String(url.dropLast()) : url
     }
 
-    private func submit(_ body: Data, id: UUID, client: HTTPClient) async throws {
-        var request = HTTPClientRequest(url: baseURL + "/api/v2/checkins")
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(ByteBuffer(bytes: body))
-        let (status, answer) = try await send(request, client: client)
-        guard status == .created || status == .ok else {
-            if printJSON { print(String(decoding: answer, as: UTF8.self)) }
-            throw CommandFailure(Self.refusal(status, answer))
-        }
-        let receipt = Self.object(answer)
-        if !printJSON {
-            print("check-in \(id.uuidString.lowercased()) sent to \(baseURL): \(status.code) \(status.reasonPhrase)")
-        }
-        let (judged, judgement) = try await awaitJudgement(id: id, receipt: (answer, receipt), client: client)
-        if printJSON {
-            print(String(decoding: judged, as: UTF8.self))
-        } else {
-            print(Self.describe(judgement, waited: options.wait))
-            print("see: \(baseURL)/api/v2/checkins/\(id.uuidString.lowercased())")
-        }
-    }
-
     /// Polls `GET /api/v2/checkins/{id}` until the status is no longer `pending` or `--wait` passes.
-    private func awaitJudgement(id: UUID, receipt: (Data, [String: Any]), client: HTTPClient) async throws
-        -> (Data, [String: Any])
+    private func awaitJudgement(id: String, receipt: (Judgement, Data), client: Client) async throws
+        -> (Judgement, Data)
     {
         var latest = receipt
         let deadline = ContinuousClock.now + .milliseconds(Int(options.wait * 1000))
-        while latest.1["status"] as? String == "pending", ContinuousClock.now < deadline {
+        while latest.0.status == "pending", ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(250))
-            let request = HTTPClientRequest(url: baseURL + "/api/v2/checkins/\(id.uuidString.lowercased())")
-            let (status, answer) = try await send(request, client: client)
-            guard status == .ok else { break }
-            latest = (answer, Self.object(answer))
+            let (output, answer) = try await call { try await client.getCheckin(path: .init(id: id)) }
+            guard case .ok(let ok) = output else { break }
+            latest = (Judgement(try ok.body.json), answer?.body ?? Data())
         }
         return latest
     }
 
-    private func send(_ request: HTTPClientRequest, client: HTTPClient) async throws -> (HTTPResponseStatus, Data) {
+    /// Runs one call of the client, with its answer; a failure to reach the server or to read its
+    /// answer is told without the request the client's error repeats (thousands of samples).
+    private func call<T>(_ operation: () async throws -> T) async throws -> (T, AnswerCapture.Answer?) {
         do {
-            let response = try await client.execute(request, timeout: .seconds(30))
-            let body = try await response.body.collect(upTo: 4 << 20)
-            return (response.status, Data(body.readableBytesView))
-        } catch {
-            throw CommandFailure("cannot reach \(baseURL): \(error)")
+            return try await AnswerCapture.capture(operation)
+        } catch let error as ClientError {
+            throw CommandFailure(
+                error.response == nil
+                    ? "cannot reach \(baseURL): \(error.underlyingError)"
+                    : "cannot read the answer of \(baseURL) to \(error.operationID): \(error.underlyingError)")
         }
     }
 
-    private static func object(_ data: Data) -> [String: Any] {
-        (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+    /// What `describe` tells of a receipt or a judged check-in.
+    struct Judgement {
+        var status: String
+        var reasons: [String]
+        var sampleCount: Int
+        var validSeconds: Int?
+        var levelDBFS: Double?
+
+        init(_ receipt: Components.Schemas.Receipt) {
+            status = receipt.status.rawValue
+            reasons = receipt.reasons
+            sampleCount = receipt.sampleCount
+        }
+
+        init(_ checkin: Components.Schemas.Checkin) {
+            status = checkin.status.rawValue
+            reasons = checkin.reasons
+            sampleCount = checkin.sampleCount
+            validSeconds = checkin.validSeconds
+            levelDBFS = checkin.levelDBFS
+        }
     }
 
     /// A problem document as lines: status, title, detail, then each field error.
-    static func refusal(_ status: HTTPResponseStatus, _ answer: Data) -> String {
-        let problem = object(answer)
-        var text =
-            "the server refused the check-in: \(status.code) \(problem["title"] as? String ?? status.reasonPhrase)"
-        if let detail = problem["detail"] as? String { text += ": \(detail)" }
-        for error in problem["errors"] as? [[String: Any]] ?? [] {
-            text += "\n  \(error["pointer"] as? String ?? ""): \(error["detail"] as? String ?? "")"
+    static func refusal(_ answer: AnswerCapture.Answer?) -> String {
+        guard let answer else { return "the server refused the check-in" }
+        let problem = try? JSONDecoder().decode(Components.Schemas.Problem.self, from: answer.body)
+        var text = "the server refused the check-in: "
+        text += problem.map { "\(answer.status.code) \($0.title)" } ?? answer.statusLine
+        if let detail = problem?.detail { text += ": \(detail)" }
+        for error in problem?.errors ?? [] {
+            text += "\n  \(error.pointer): \(error.detail)"
         }
         return text
     }
 
-    static func describe(_ checkin: [String: Any], waited: Double) -> String {
-        let status = checkin["status"] as? String ?? "unknown"
-        let reasons = checkin["reasons"] as? [String] ?? []
-        var text = "judgement: \(status)"
-        if !reasons.isEmpty { text += " (\(reasons.joined(separator: ", ")))" }
-        if status == "pending" {
+    static func describe(_ checkin: Judgement, waited: Double) -> String {
+        var text = "judgement: \(checkin.status)"
+        if !checkin.reasons.isEmpty { text += " (\(checkin.reasons.joined(separator: ", ")))" }
+        if checkin.status == "pending" {
             text += String(format: "; not judged yet after %.0f s", waited)
         }
-        if let samples = checkin["sampleCount"] as? Int {
-            text += "\nsamples: \(samples)"
-            if let valid = checkin["validSeconds"] as? Int { text += ", \(valid) valid" }
-        }
-        if let level = checkin["levelDBFS"] as? Double { text += String(format: "\nlevel: %.1f dBFS", level) }
+        text += "\nsamples: \(checkin.sampleCount)"
+        if let valid = checkin.validSeconds { text += ", \(valid) valid" }
+        if let level = checkin.levelDBFS { text += String(format: "\nlevel: %.1f dBFS", level) }
         return text
     }
 }

@@ -1,41 +1,33 @@
 import Foundation
+import HearClearClient
 import HearClearEngine
 
-/// A v2 check-in body (docs/ARCHITECTURE.md, "API v2 rules") made from metered samples:
-/// `average` = RMS, `peak`, in dBFS.
-struct CheckinUploadBody: Encodable {
-    struct Venue: Encodable {
-        var id: String
-        var name: String?
-        var latitude: Double?
-        var longitude: Double?
-        var timezone: String?
+/// A v2 check-in (docs/ARCHITECTURE.md, "API v2 rules") made from metered samples:
+/// `average` = RMS, `peak`, in dBFS, each second's time as the report wrote it.
+enum CheckinUploadBody {
+    static func make(id: String, report: MeterReport, options: SubmitOptions) throws
+        -> Components.Schemas.CheckinInput
+    {
+        let samples = try report.samples.map { sample in
+            guard let t = sample.t, let time = RFC3339.parse(t) else {
+                throw CommandFailure("the sample at \(sample.offset) s has no time")
+            }
+            return Components.Schemas.Sample(t: time.date, average: sample.average, peak: sample.peak)
+        }
+        return Components.Schemas.CheckinInput(
+            id: id,
+            venue: .init(
+                id: options.venue ?? "", name: options.venueName, latitude: options.latitude,
+                longitude: options.longitude, timezone: options.timezone),
+            device: .init(id: options.device ?? "", model: options.model),
+            unit: .init(rawValue: report.unit), samples: samples)
     }
 
-    struct Device: Encodable {
-        var id: String
-        var model: String?
-    }
-
-    struct Sample: Encodable {
-        var t: String
-        var average: Double
-        var peak: Double
-    }
-
-    var id: String
-    var venue: Venue
-    var device: Device
-    var unit: String
-    var samples: [Sample]
-
-    init(id: UUID, report: MeterReport, options: SubmitOptions) {
-        self.id = id.uuidString.lowercased()
-        venue = Venue(
-            id: options.venue ?? "", name: options.venueName, latitude: options.latitude,
-            longitude: options.longitude, timezone: options.timezone)
-        device = Device(id: options.device ?? "", model: options.model)
-        unit = report.unit
-        samples = report.samples.map { Sample(t: $0.t ?? "", average: $0.average, peak: $0.peak) }
+    /// The zone the samples' times are written in: the recording's start's offset, so the times go
+    /// out as the report wrote them (the server takes the local hour from them when the venue has
+    /// no time zone).
+    static func timeZone(of report: MeterReport) -> TimeZone {
+        let offset = report.samples.first?.t.flatMap(RFC3339.parse)?.offsetMinutes ?? 0
+        return TimeZone(secondsFromGMT: offset * 60) ?? TimeZone(secondsFromGMT: 0)!
     }
 }

@@ -99,7 +99,7 @@ struct Simulate: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let client = SimulationClient(url: url, connections: concurrency)
+        let client = try SimulationClient(url: url, connections: concurrency)
         do {
             if let evaluate {
                 var evaluation = SimulationEvaluation(
@@ -138,13 +138,9 @@ struct Simulate: AsyncParsableCommand {
             var next = 0
             func schedule() throws {
                 guard next < city.checkins.count else { return }
-                let body = try city.body(city.checkins[next])
+                let checkin = try city.checkin(city.checkins[next])
                 next += 1
-                group.addTask {
-                    let (status, answer) = try await client.send(.post, "/api/v2/checkins", json: body)
-                    return status == 201 || status == 200
-                        ? nil : "HTTP \(status): \(String(decoding: answer.prefix(300), as: UTF8.self))"
-                }
+                group.addTask { try await client.post(checkin) }
             }
             for _ in 0..<concurrency { try schedule() }
             while let failure = try await group.next() {
@@ -188,11 +184,7 @@ struct Simulate: AsyncParsableCommand {
     private func waitForJudgement(of id: String, client: SimulationClient) async throws {
         let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline {
-            if let checkin = try await client.object("/api/v2/checkins/\(id)"),
-                checkin["status"] as? String != "pending"
-            {
-                return
-            }
+            if let checkin = try await client.checkin(id), checkin.status != .pending { return }
             try await Task.sleep(for: .milliseconds(200))
         }
     }

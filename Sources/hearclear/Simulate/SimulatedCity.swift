@@ -1,4 +1,5 @@
 import Foundation
+import HearClearClient
 import HearClearEngine
 import LoudnessCore
 
@@ -131,31 +132,25 @@ struct SimulatedCity {
             hiddenCells: hiddenCells.isEmpty ? nil : hiddenCells.sorted())
     }
 
-    /// The v2 body of a planned check-in.
-    func body(_ planned: PlannedCheckin) throws -> Data {
+    /// The v2 check-in of a planned one.
+    func checkin(_ planned: PlannedCheckin) throws -> Components.Schemas.CheckinInput {
         guard let venue = venues.first(where: { $0.id == planned.truth.venue }) else {
             throw SimulationError("unknown venue \(planned.truth.venue)")
         }
-        let samples = planned.session.averageDBFS.indices.map { second -> [String: Any] in
-            [
-                "t": RFC3339.format(planned.start.addingTimeInterval(Double(second))),
-                "average": (planned.session.averageDBFS[second] * 100).rounded() / 100,
-                "peak": (planned.session.peakDBFS[second] * 100).rounded() / 100,
-            ]
+        let samples = planned.session.averageDBFS.indices.map { second in
+            Components.Schemas.Sample(
+                t: planned.start.addingTimeInterval(Double(second)),
+                average: (planned.session.averageDBFS[second] * 100).rounded() / 100,
+                peak: (planned.session.peakDBFS[second] * 100).rounded() / 100)
         }
-        var body: [String: Any] = [
-            "id": planned.truth.id,
-            "venue": [
-                "id": venue.id, "name": venue.name, "latitude": venue.latitude, "longitude": venue.longitude,
-                "timezone": venue.timezone, "category": venue.kind.rawValue,
-            ],
-            "device": ["id": planned.truth.device, "model": planned.model],
-            "unit": "dbfs", "samples": samples,
-        ]
-        if let location = planned.location {
-            body["location"] = ["latitude": location.latitude, "longitude": location.longitude, "accuracy": 15]
-        }
-        return try JSONSerialization.data(withJSONObject: body)
+        return Components.Schemas.CheckinInput(
+            id: planned.truth.id,
+            venue: .init(
+                id: venue.id, name: venue.name, latitude: venue.latitude, longitude: venue.longitude,
+                timezone: venue.timezone, category: venue.kind.rawValue),
+            device: .init(id: planned.truth.device, model: planned.model),
+            location: planned.location.map { .init(latitude: $0.latitude, longitude: $0.longitude, accuracy: 15) },
+            unit: .dbfs, samples: samples)
     }
 
     private static func weightedKind(_ random: inout SplitMix64) -> Contamination {

@@ -1,4 +1,5 @@
 import Foundation
+import HearClearClient
 import LoudnessCore
 
 /// `simulate --evaluate`: the served grid and judgements against the simulator's truth.
@@ -240,8 +241,7 @@ struct SimulationEvaluation {
     }
 
     private func currentBands() async throws -> [(label: String, below: Double?)] {
-        let body = try await client.object("/api/v2/bands") ?? [:]
-        return (body["bands"] as? [[String: Any]] ?? []).map { ($0["label"] as? String ?? "?", $0["below"] as? Double) }
+        try await client.bands().map { ($0.label, $0.below) }
     }
 
     /// The hidden cells: the server's estimates against the truth, beside the venue's overall level,
@@ -252,7 +252,7 @@ struct SimulationEvaluation {
         guard let hidden = truth.hiddenCells, !hidden.isEmpty else { return [] }
         var overall: [String: Double] = [:]
         for venue in truth.venues.map(\.venue.id) {
-            if let level = try await client.object("/api/v2/venues/\(venue)")?["level"] as? Double {
+            if let level = try await client.venue(venue)?.level {
                 overall[venue] = level
             }
         }
@@ -317,21 +317,17 @@ struct SimulationEvaluation {
         var levels: [String: Double] = [:]
         var estimated: [String: ServedEstimate] = [:]
         for venue in truth.venues.map(\.venue.id) {
-            let grid = try await client.object("/api/v2/venues/\(venue)/loudness") ?? [:]
-            for day in grid["days"] as? [[String: Any]] ?? [] {
-                guard let name = day["day"] as? String,
-                    let weekday = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-                        .firstIndex(of: name)
-                else { continue }
-                for hour in day["hours"] as? [[String: Any]] ?? [] {
-                    guard let h = hour["hour"] as? Int, let level = hour["level"] as? Double else { continue }
-                    let key = "\(venue)|\(weekday + 1)|\(h)"
-                    if hour["estimated"] as? Bool == true {
-                        let range = hour["range"] as? [Double] ?? [level, level]
+            guard let grid = try await client.loudness(venue) else { continue }
+            for day in grid.days {
+                guard let weekday = Components.Schemas.Weekday.allCases.firstIndex(of: day.day) else { continue }
+                for hour in day.hours {
+                    let key = "\(venue)|\(weekday + 1)|\(hour.hour)"
+                    if hour.estimated {
+                        let range = hour.range.count == 2 ? hour.range : [hour.level, hour.level]
                         estimated[key] = ServedEstimate(
-                            level: level, range: range[0]...range[1], basis: hour["basis"] as? String ?? "?")
+                            level: hour.level, range: range[0]...range[1], basis: hour.basis?.rawValue ?? "?")
                     } else {
-                        levels[key] = level
+                        levels[key] = hour.level
                     }
                 }
             }
@@ -378,8 +374,7 @@ struct SimulationEvaluation {
     }
 
     private func judgement(of id: String) async throws -> Judged? {
-        guard let body = try await client.object("/api/v2/checkins/\(id)"), let status = body["status"] as? String
-        else { return nil }
-        return Judged(status: status, reasons: body["reasons"] as? [String] ?? [])
+        guard let checkin = try await client.checkin(id) else { return nil }
+        return Judged(status: checkin.status.rawValue, reasons: checkin.reasons)
     }
 }

@@ -1,0 +1,157 @@
+import Foundation
+import HearClearClient
+import HearClearTestSupport
+import PostgresNIO
+import Testing
+
+@testable import HearClearEngine
+
+/// HearClearClient, the generated client, against a running server (the whole application on a
+/// real socket, on a fresh database): its typed calls, and the commands that send through it,
+/// `hearclear meter --submit` and `hearclear simulate`, checked by what arrived in the database.
+@Suite("HearClearClient against a running server")
+struct ClientTests {
+    @Test("typed calls: a venue created and replaced, a check-in received, refused and read back")
+    func typedCalls() async throws {
+        try await MeterServer.withLive { server, database in
+            let client = Client(
+                serverURL: URL(string: "http://localhost:\(try #require(server.port))/")!,
+                timeZone: TimeZone(secondsFromGMT: 11 * 3600)!)
+            let venue = Components.Schemas.VenueInput(
+                name: "The Client Arms", latitude: -33.8688, longitude: 151.2093, timezone: "Australia/Sydney",
+                category: "Pub")
+
+            let created = try await client.putVenue(path: .init(venueId: "client-arms"), body: .json(venue))
+            #expect(try created.created.headers.location == "/api/v2/venues/client-arms")
+            let replaced = try await client.putVenue(path: .init(venueId: "client-arms"), body: .json(venue))
+            #expect(try replaced.ok.body.json.name == "The Client Arms")
+            let read = try await client.getVenue(path: .init(venueId: "client-arms")).ok.body.json
+            #expect(read.timezone == "Australia/Sydney")
+            #expect(read.category == "Pub")
+            #expect(read.checkins == 0)
+            #expect(read.level == nil)
+
+            let id = UUID().uuidString.lowercased()
+            let start = Date().addingTimeInterval(-120).timeIntervalSince1970.rounded(.down)
+            let samples = (0..<12).map {
+                Components.Schemas.Sample(
+                    t: Date(timeIntervalSince1970: start + Double($0)), average: -31 - Double($0 % 3), peak: -18)
+            }
+            let checkin = Components.Schemas.CheckinInput(
+                id: id, venue: .init(id: "client-arms"), device: .init(id: "client-phone-0001", model: "iPhone15,2"),
+                location: .init(latitude: -33.8689, longitude: 151.2094, accuracy: 20), unit: .dbfs, samples: samples)
+            let receipt = try await client.postCheckin(body: .json(checkin)).created.body.json
+            #expect(receipt.id == id)
+            #expect(receipt.sampleCount == 12)
+            #expect(try await client.postCheckin(body: .json(checkin)).ok.body.json.id == id, "a resend is 200")
+
+            let refused = try await client.postCheckin(
+                body: .json(
+                    .init(
+                        id: UUID().uuidString, venue: .init(id: "client-arms"), device: .init(id: "x"),
+                        samples: Array(samples.prefix(9)))))
+            let problem = try refused.unprocessableContent.body.applicationProblemJson
+            #expect(problem.errors?.map(\.pointer) == ["/samples"])
+
+            let stored = try await client.getCheckin(path: .init(id: id)).ok.body.json
+            #expect(stored.startedAt == Date(timeIntervalSince1970: start))
+            #expect(stored.device.model == "iPhone15,2")
+            #expect(try await Self.offsets(of: id, in: database) == [660], "times went out at +11:00")
+            #expect(try await client.getBands().ok.body.json.bands.isEmpty == false)
+        }
+    }
+
+    @Test("hearclear meter --submit posts the metered seconds as they were written, and prints the answer")
+    func meterSubmit() async throws {
+        let audio = try TestAudio.sine(dBFS: -30, seconds: 12, sampleRate: 8000)
+        let start = RFC3339.format(
+            secondsSince1970: Date().addingTimeInterval(-180).timeIntervalSince1970.rounded(.down), offsetMinutes: -210)
+
+        try await MeterServer.withLive { server, database in
+            let url = "http://localhost:\(try #require(server.port))"
+            try await withScratchDirectory { scratch in
+                let file = scratch.appendingPathComponent("bar.wav")
+                try audio.write(to: file)
+                let submit = [
+                    "meter", file.path, "--start", start, "--submit", "--url", url, "--venue", "client-meter-venue",
+                    "--device", "recorder-0001", "--model", "Zoom H5", "--wait", "5",
+                ]
+                let refused = try await HearClearCommand.run(submit, scratch: scratch)
+                #expect(refused.status != 0)
+                #expect(refused.errors.contains("the server refused the check-in: 422"))
+                #expect(refused.errors.contains("/venue/name: is required"))
+
+                let result = try await HearClearCommand.run(
+                    submit + [
+                        "--venue-name", "The Meter Bar", "--latitude", "47.56", "--longitude", "-52.71", "--json",
+                    ],
+                    scratch: scratch)
+                #expect(result.status == 0, "\(result.errors)")
+                // --json prints the server's own answer: the check-in, judged or still pending.
+                let answer = try #require(
+                    try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+                let id = try #require(answer["id"] as? String)
+                #expect(answer["venue"] as? String == "client-meter-venue")
+                #expect(answer["sampleCount"] as? Int == 12)
+                #expect(answer["status"] is String)
+
+                let rows = try await database.query(
+                    "SELECT source, sample_count, average_dbfs, utc_offsets_min, started_at FROM checkins WHERE id = \(UUID(uuidString: id)!)"
+                )
+                var found = 0
+                for try await (source, count, averages, zones, startedAt) in rows.decode(
+                    (String, Int, [Float], [Int16], Date).self)
+                {
+                    found += 1
+                    #expect(source == "v2")
+                    #expect(count == 12)
+                    #expect(averages.allSatisfy { abs($0 - -33.01) < 0.02 }, "\(averages)")
+                    #expect(zones == [-210], "the --start offset, -03:30, on every second")
+                    #expect(startedAt == RFC3339.parse(start)?.date)
+                }
+                #expect(found == 1)
+            }
+        }
+    }
+
+    @Test("hearclear simulate sends its city through the client, and --evaluate reads it back", .timeLimit(.minutes(5)))
+    func simulate() async throws {
+        try await MeterServer.withLive { server, database in
+            let url = "http://localhost:\(try #require(server.port))"
+            try await withScratchDirectory { scratch in
+                let truth = scratch.appendingPathComponent("truth.json").path
+                let sent = try await HearClearCommand.run(
+                    [
+                        "simulate", "--url", url, "--venues", "2", "--days", "1", "--rate", "1", "--seed", "7",
+                        "--hide-cells", "0", "--truth", truth,
+                    ], scratch: scratch)
+                #expect(sent.status == 0, "\(sent.errors)")
+                let line = try #require(sent.output.split(separator: "\n").first { $0.hasPrefix("sent ") })
+                #expect(line.contains(", 0 refused"), "\(sent.output)")
+                let count = try #require(Int(line.split(separator: " ")[1]))
+                #expect(count > 0)
+
+                #expect(try await database.count("checkins") == count)
+                #expect(
+                    try await database.count("venues", where: "external_id LIKE 'sim-7-%' AND timezone IS NOT NULL")
+                        == 2)
+                #expect(
+                    try await database.count("checkins", where: "utc_offsets_min <> '{0}'") == 0,
+                    "the simulator writes its times in UTC")
+
+                let evaluated = try await HearClearCommand.run(
+                    ["simulate", "--url", url, "--evaluate", truth], scratch: scratch)
+                #expect(evaluated.status == 0, "\(evaluated.errors)")
+                #expect(evaluated.output.contains("judgements (outlier or excluded = rejected):"))
+                #expect(evaluated.output.contains("clean"))
+            }
+        }
+    }
+
+    static func offsets(of id: String, in database: PostgresClient) async throws -> [Int16] {
+        let rows = try await database.query(
+            "SELECT utc_offsets_min FROM checkins WHERE id = \(UUID(uuidString: id)!)")
+        for try await zones in rows.decode([Int16].self) { return zones }
+        return []
+    }
+}
