@@ -30,6 +30,10 @@ struct ClientTests {
             #expect(read.category == "Pub")
             #expect(read.checkins == 0)
             #expect(read.level == nil)
+            // The README's example, but for the server and the venue.
+            let readme = Client(serverURL: URL(string: "http://localhost:\(try #require(server.port))")!)
+            let example = try await readme.getVenue(path: .init(venueId: "client-arms")).ok.body.json
+            #expect("\(example.name) \(example.label ?? "not judged yet")" == "The Client Arms not judged yet")
 
             let id = UUID().uuidString.lowercased()
             let start = Date().addingTimeInterval(-120).timeIntervalSince1970.rounded(.down)
