@@ -1876,6 +1876,219 @@ extension Components {
                 case seconds
             }
         }
+        /// - Remark: Generated from `#/components/schemas/ReportInput`.
+        public struct ReportInput: Codable, Hashable, Sendable {
+            /// The device's id, as its check-ins send it; only a hash of it is stored.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ReportInput/device`.
+            public var device: Swift.String
+            /// When the venue sounded so: RFC 3339 with an offset, at most 15 minutes in the future
+            /// and at most 14 days old. Its venue-local weekday and hour is the cell reported on.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/ReportInput/at`.
+            public var at: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/ReportInput/felt`.
+            public var felt: Components.Schemas.ReportFelt
+            /// Free text, at most 500 characters; only ever shown escaped.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ReportInput/comment`.
+            public var comment: Swift.String?
+            /// Creates a new `ReportInput`.
+            ///
+            /// - Parameters:
+            ///   - device: The device's id, as its check-ins send it; only a hash of it is stored.
+            ///   - at: When the venue sounded so: RFC 3339 with an offset, at most 15 minutes in the future
+            ///   - felt:
+            ///   - comment: Free text, at most 500 characters; only ever shown escaped.
+            public init(
+                device: Swift.String,
+                at: Foundation.Date,
+                felt: Components.Schemas.ReportFelt,
+                comment: Swift.String? = nil
+            ) {
+                self.device = device
+                self.at = at
+                self.felt = felt
+                self.comment = comment
+            }
+            public enum CodingKeys: String, CodingKey {
+                case device
+                case at
+                case felt
+                case comment
+            }
+        }
+        /// How the venue sounded against the level shown for that hour.
+        ///
+        /// - Remark: Generated from `#/components/schemas/ReportFelt`.
+        @frozen public enum ReportFelt: String, Codable, Hashable, Sendable, CaseIterable {
+            case quieter = "quieter"
+            case louder = "louder"
+            case aboutRight = "about right"
+        }
+        /// A report of wrong data, beside the cell it is about. The device is never shown.
+        ///
+        /// - Remark: Generated from `#/components/schemas/Report`.
+        public struct Report: Codable, Hashable, Sendable {
+            /// Made by the server, in lower case.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Report/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Report/venue`.
+            public var venue: Components.Schemas.VenueId
+            /// - Remark: Generated from `#/components/schemas/Report/at`.
+            public var at: Components.Schemas.Timestamp
+            /// - Remark: Generated from `#/components/schemas/Report/felt`.
+            public var felt: Components.Schemas.ReportFelt
+            /// Trimmed; `null` without one.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Report/comment`.
+            public var comment: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Report/cell`.
+            public var cell: Components.Schemas.ReportCell
+            /// `open` until an admin resolves it (acted on it) or dismisses it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Report/status`.
+            @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case open = "open"
+                case resolved = "resolved"
+                case dismissed = "dismissed"
+            }
+            /// `open` until an admin resolves it (acted on it) or dismisses it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Report/status`.
+            public var status: Components.Schemas.Report.StatusPayload
+            /// - Remark: Generated from `#/components/schemas/Report/receivedAt`.
+            public var receivedAt: Components.Schemas.Timestamp
+            /// When an admin resolved or dismissed it; `null` while open.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Report/resolvedAt`.
+            public var resolvedAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/Report/links`.
+            public struct LinksPayload: Codable, Hashable, Sendable {
+                /// `/api/v2/venues/{venueId}/reports/{reportId}`
+                ///
+                /// - Remark: Generated from `#/components/schemas/Report/links/self`.
+                public var _self: Swift.String
+                /// `/api/v2/venues/{venueId}`
+                ///
+                /// - Remark: Generated from `#/components/schemas/Report/links/venue`.
+                public var venue: Swift.String
+                /// Creates a new `LinksPayload`.
+                ///
+                /// - Parameters:
+                ///   - _self: `/api/v2/venues/{venueId}/reports/{reportId}`
+                ///   - venue: `/api/v2/venues/{venueId}`
+                public init(
+                    _self: Swift.String,
+                    venue: Swift.String
+                ) {
+                    self._self = _self
+                    self.venue = venue
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case _self = "self"
+                    case venue
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/Report/links`.
+            public var links: Components.Schemas.Report.LinksPayload
+            /// Creates a new `Report`.
+            ///
+            /// - Parameters:
+            ///   - id: Made by the server, in lower case.
+            ///   - venue:
+            ///   - at:
+            ///   - felt:
+            ///   - comment: Trimmed; `null` without one.
+            ///   - cell:
+            ///   - status: `open` until an admin resolves it (acted on it) or dismisses it.
+            ///   - receivedAt:
+            ///   - resolvedAt: When an admin resolved or dismissed it; `null` while open.
+            ///   - links:
+            public init(
+                id: Swift.String,
+                venue: Components.Schemas.VenueId,
+                at: Components.Schemas.Timestamp,
+                felt: Components.Schemas.ReportFelt,
+                comment: Swift.String? = nil,
+                cell: Components.Schemas.ReportCell,
+                status: Components.Schemas.Report.StatusPayload,
+                receivedAt: Components.Schemas.Timestamp,
+                resolvedAt: Foundation.Date? = nil,
+                links: Components.Schemas.Report.LinksPayload
+            ) {
+                self.id = id
+                self.venue = venue
+                self.at = at
+                self.felt = felt
+                self.comment = comment
+                self.cell = cell
+                self.status = status
+                self.receivedAt = receivedAt
+                self.resolvedAt = resolvedAt
+                self.links = links
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case venue
+                case at
+                case felt
+                case comment
+                case cell
+                case status
+                case receivedAt
+                case resolvedAt
+                case links
+            }
+        }
+        /// The venue-local weekday and hour the report is about, and what the server showed for it
+        /// when the report arrived (calibrated dB to 0.1, its label, whether it was an estimate);
+        /// `level`, `label` and `estimated` are `null` when it showed nothing there.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/ReportCell`.
+        public struct ReportCell: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ReportCell/day`.
+            public var day: Components.Schemas.Weekday
+            /// - Remark: Generated from `#/components/schemas/ReportCell/hour`.
+            public var hour: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ReportCell/level`.
+            public var level: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/ReportCell/label`.
+            public var label: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ReportCell/estimated`.
+            public var estimated: Swift.Bool?
+            /// Creates a new `ReportCell`.
+            ///
+            /// - Parameters:
+            ///   - day:
+            ///   - hour:
+            ///   - level:
+            ///   - label:
+            ///   - estimated:
+            public init(
+                day: Components.Schemas.Weekday,
+                hour: Swift.Int,
+                level: Swift.Double? = nil,
+                label: Swift.String? = nil,
+                estimated: Swift.Bool? = nil
+            ) {
+                self.day = day
+                self.hour = hour
+                self.level = level
+                self.label = label
+                self.estimated = estimated
+            }
+            public enum CodingKeys: String, CodingKey {
+                case day
+                case hour
+                case level
+                case label
+                case estimated
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/FieldError`.
         public struct FieldError: Codable, Hashable, Sendable {
             /// RFC 6901 JSON pointer into the request body (`/samples/12/peak`), or the name of a

@@ -188,9 +188,9 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
-            /// Past a rate limit (`type` ends in `/rate-limited`): check-ins per device or per client
-            /// address, recordings measured or searches per address (per server instance; see the
-            /// README). Try again after `Retry-After` seconds.
+            /// Past a rate limit (`type` ends in `/rate-limited`): check-ins or reports per device or
+            /// per client address, recordings measured or searches per address (per server instance; see
+            /// the README). Try again after `Retry-After` seconds.
             ///
             ///
             /// - Remark: Generated from `#/paths//api/v2/venues/get(searchVenues)/responses/429`.
@@ -1544,9 +1544,9 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
-            /// Past a rate limit (`type` ends in `/rate-limited`): check-ins per device or per client
-            /// address, recordings measured or searches per address (per server instance; see the
-            /// README). Try again after `Retry-After` seconds.
+            /// Past a rate limit (`type` ends in `/rate-limited`): check-ins or reports per device or
+            /// per client address, recordings measured or searches per address (per server instance; see
+            /// the README). Try again after `Retry-After` seconds.
             ///
             ///
             /// - Remark: Generated from `#/paths//api/v2/venues/{venueId}/alternatives/get(getVenueAlternatives)/responses/429`.
@@ -1905,9 +1905,9 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
-            /// Past a rate limit (`type` ends in `/rate-limited`): check-ins per device or per client
-            /// address, recordings measured or searches per address (per server instance; see the
-            /// README). Try again after `Retry-After` seconds.
+            /// Past a rate limit (`type` ends in `/rate-limited`): check-ins or reports per device or
+            /// per client address, recordings measured or searches per address (per server instance; see
+            /// the README). Try again after `Retry-After` seconds.
             ///
             ///
             /// - Remark: Generated from `#/paths//api/v2/venues/{venueId}/similar/get(getSimilarVenues)/responses/429`.
@@ -2159,6 +2159,809 @@ public enum Operations {
             }
         }
     }
+    /// Report that a venue's level was wrong
+    ///
+    /// Someone at the venue says how the level the server shows for an hour compares with what
+    /// they heard: `quieter`, `louder` or `about right`, with an optional comment. The report is
+    /// kept beside the venue-local weekday and hour that `at` falls in (the venue's time zone,
+    /// else the UTC offset its check-ins carry, else the offset `at` is written with) and the
+    /// level the server showed for that hour when the report arrived. A report about a venue or
+    /// an hour without data is kept too (`cell.level` is then `null`). Admins resolve or dismiss
+    /// reports; several "quieter" or "louder" reports from different devices put the hour up for
+    /// review.
+    ///
+    /// * **Rules** (breaking one is 422 with a pointer per field): `device` 1–128 characters;
+    ///   `at` an RFC 3339 time with an offset, at most 15 minutes in the future and at most 14
+    ///   days old (as for check-ins); `felt` one of the three words; `comment` at most 500
+    ///   characters (Unicode code points), stored as text; a blank comment is no comment.
+    ///   Unknown fields are ignored.
+    /// * **Device.** The id the device's check-ins send (`device.id`); only a hash of it is
+    ///   stored, and it is never shown.
+    /// * **Resends.** One report per device, venue and `at`: the same report sent again is 200
+    ///   with the first answer and writes nothing; other content at the same `at` is 409.
+    /// * **Rate limits.** Past the reports allowed per device or per client address, a 429
+    ///   problem (`/rate-limited`) with `Retry-After`; a resend is never refused for its device.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v2/venues/{venueId}/reports`.
+    /// - Remark: Generated from `#/paths//api/v2/venues/{venueId}/reports/post(postReport)`.
+    public enum PostReport {
+        public static let id: Swift.String = "postReport"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/POST/path`.
+            public struct Path: Sendable, Hashable {
+                /// The venue's external id (e.g. a Foursquare id): 1–128 characters of
+                /// `A–Z a–z 0–9 . _ ~ : -`. Anything else is 400.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/POST/path/venueId`.
+                public var venueId: Components.Parameters.VenueId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - venueId: The venue's external id (e.g. a Foursquare id): 1–128 characters of
+                public init(venueId: Components.Parameters.VenueId) {
+                    self.venueId = venueId
+                }
+            }
+            public var path: Operations.PostReport.Input.Path
+            /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/parameters/ContentEncoding`.
+                @frozen public enum ContentEncoding: String, Codable, Hashable, Sendable, CaseIterable {
+                    case gzip = "gzip"
+                    case xGzip = "x-gzip"
+                    case deflate = "deflate"
+                    case identity = "identity"
+                }
+                /// Compression of the request body. `gzip`/`x-gzip` and `deflate` (zlib-wrapped or raw)
+                /// are undone before the body is read; any other value is 415.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/POST/header/Content-Encoding`.
+                public var contentEncoding: Components.Parameters.ContentEncoding?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PostReport.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - contentEncoding: Compression of the request body. `gzip`/`x-gzip` and `deflate` (zlib-wrapped or raw)
+                ///   - accept:
+                public init(
+                    contentEncoding: Components.Parameters.ContentEncoding? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PostReport.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.contentEncoding = contentEncoding
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.PostReport.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.ReportInput)
+            }
+            public var body: Operations.PostReport.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.PostReport.Input.Path,
+                headers: Operations.PostReport.Input.Headers = .init(),
+                body: Operations.PostReport.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// Past a rate limit (`type` ends in `/rate-limited`): check-ins or reports per device or
+            /// per client address, recordings measured or searches per address (per server instance; see
+            /// the README). Try again after `Retry-After` seconds.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v2/venues/{venueId}/reports/post(postReport)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The database cannot be reached (`type` ends in `/unavailable`): nothing was written. Try
+            /// again after `Retry-After` seconds; a check-in may be sent again with the same `id`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v2/venues/{venueId}/reports/post(postReport)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/POST/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// - Remark: Generated from `#/components/headers/ResponseContentEncoding`.
+                    @frozen public enum ResponseContentEncoding: String, Codable, Hashable, Sendable, CaseIterable {
+                        case gzip = "gzip"
+                    }
+                    /// `gzip` when the answer is over 1 KiB and the request accepted gzip; absent otherwise.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/POST/responses/200/headers/Content-Encoding`.
+                    public var contentEncoding: Components.Headers.ResponseContentEncoding?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - contentEncoding: `gzip` when the answer is over 1 KiB and the request accepted gzip; absent otherwise.
+                    public init(contentEncoding: Components.Headers.ResponseContentEncoding? = nil) {
+                        self.contentEncoding = contentEncoding
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.PostReport.Output.Ok.Headers
+                /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Report)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Report {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.PostReport.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.PostReport.Output.Ok.Headers = .init(),
+                    body: Operations.PostReport.Output.Ok.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// This device sent this very report before; the stored report again.
+            ///
+            /// - Remark: Generated from `#/paths//api/v2/venues/{venueId}/reports/post(postReport)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.PostReport.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.PostReport.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/POST/responses/201/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The report's URL, `/api/v2/venues/{venueId}/reports/{reportId}`.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/POST/responses/201/headers/Location`.
+                    public var location: Swift.String?
+                    /// - Remark: Generated from `#/components/headers/ResponseContentEncoding`.
+                    @frozen public enum ResponseContentEncoding: String, Codable, Hashable, Sendable, CaseIterable {
+                        case gzip = "gzip"
+                    }
+                    /// `gzip` when the answer is over 1 KiB and the request accepted gzip; absent otherwise.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/POST/responses/201/headers/Content-Encoding`.
+                    public var contentEncoding: Components.Headers.ResponseContentEncoding?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - location: The report's URL, `/api/v2/venues/{venueId}/reports/{reportId}`.
+                    ///   - contentEncoding: `gzip` when the answer is over 1 KiB and the request accepted gzip; absent otherwise.
+                    public init(
+                        location: Swift.String? = nil,
+                        contentEncoding: Components.Headers.ResponseContentEncoding? = nil
+                    ) {
+                        self.location = location
+                        self.contentEncoding = contentEncoding
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.PostReport.Output.Created.Headers
+                /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/POST/responses/201/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.Report)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Report {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.PostReport.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.PostReport.Output.Created.Headers = .init(),
+                    body: Operations.PostReport.Output.Created.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// Received and stored.
+            ///
+            /// - Remark: Generated from `#/paths//api/v2/venues/{venueId}/reports/post(postReport)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.PostReport.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            public var created: Operations.PostReport.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request could not be read: a bad path parameter, an empty body, a body that is not
+            /// JSON, or one that is not valid gzip/deflate data (`type` ends in `/malformed`).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v2/venues/{venueId}/reports/post(postReport)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Nothing with this id (`type` ends in `/not-found`).
+            ///
+            /// - Remark: Generated from `#/paths//api/v2/venues/{venueId}/reports/post(postReport)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Conflict: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/POST/responses/409/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/POST/responses/409/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    public var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.PostReport.Output.Conflict.Body
+                /// Creates a new `Conflict`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.PostReport.Output.Conflict.Body) {
+                    self.body = body
+                }
+            }
+            /// This device already reported on this venue at this `at` with another `felt` or
+            /// `comment` (`type` ends in `/conflict`, pointer `/at`).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v2/venues/{venueId}/reports/post(postReport)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Operations.PostReport.Output.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Operations.PostReport.Output.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is over 1 MiB on the wire or over 8 MiB once decompressed (`type` ends in
+            /// `/too-large`).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v2/venues/{venueId}/reports/post(postReport)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not `application/json` (or another `+json` type), including when
+            /// `Content-Type` is missing (`/unsupported-media-type`), or its `Content-Encoding` is not
+            /// gzip or deflate (`/unsupported-encoding`, with an `Accept-Encoding: gzip, deflate`
+            /// header).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v2/venues/{venueId}/reports/post(postReport)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/POST/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/POST/responses/422/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    public var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.PostReport.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.PostReport.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// The JSON is readable but breaks a rule (`type` ends in `/validation`): one entry in
+            /// `errors` per invalid field, pointing at `/device`, `/at`, `/felt` or `/comment`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v2/venues/{venueId}/reports/post(postReport)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.PostReport.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.PostReport.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case applicationProblemJson
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .applicationProblemJson,
+                    .json
+                ]
+            }
+        }
+    }
+    /// A report and where it stands
+    ///
+    /// The report as stored, with its `status`: `open` until an admin resolves it (acted on it)
+    /// or dismisses it. Its id is known only to whoever sent it.
+    ///
+    ///
+    /// - Remark: HTTP `GET /api/v2/venues/{venueId}/reports/{reportId}`.
+    /// - Remark: Generated from `#/paths//api/v2/venues/{venueId}/reports/{reportId}/get(getReport)`.
+    public enum GetReport {
+        public static let id: Swift.String = "getReport"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/{reportId}/GET/path`.
+            public struct Path: Sendable, Hashable {
+                /// The venue's external id (e.g. a Foursquare id): 1–128 characters of
+                /// `A–Z a–z 0–9 . _ ~ : -`. Anything else is 400.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/{reportId}/GET/path/venueId`.
+                public var venueId: Components.Parameters.VenueId
+                /// The report's id, a UUID (400 otherwise), from the `Location` of its 201.
+                ///
+                /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/{reportId}/GET/path/reportId`.
+                public var reportId: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - venueId: The venue's external id (e.g. a Foursquare id): 1–128 characters of
+                ///   - reportId: The report's id, a UUID (400 otherwise), from the `Location` of its 201.
+                public init(
+                    venueId: Components.Parameters.VenueId,
+                    reportId: Swift.String
+                ) {
+                    self.venueId = venueId
+                    self.reportId = reportId
+                }
+            }
+            public var path: Operations.GetReport.Input.Path
+            /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/{reportId}/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetReport.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetReport.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.GetReport.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.GetReport.Input.Path,
+                headers: Operations.GetReport.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// The database cannot be reached (`type` ends in `/unavailable`): nothing was written. Try
+            /// again after `Retry-After` seconds; a check-in may be sent again with the same `id`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v2/venues/{venueId}/reports/{reportId}/get(getReport)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/{reportId}/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// - Remark: Generated from `#/components/headers/ResponseContentEncoding`.
+                    @frozen public enum ResponseContentEncoding: String, Codable, Hashable, Sendable, CaseIterable {
+                        case gzip = "gzip"
+                    }
+                    /// `gzip` when the answer is over 1 KiB and the request accepted gzip; absent otherwise.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/{reportId}/GET/responses/200/headers/Content-Encoding`.
+                    public var contentEncoding: Components.Headers.ResponseContentEncoding?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - contentEncoding: `gzip` when the answer is over 1 KiB and the request accepted gzip; absent otherwise.
+                    public init(contentEncoding: Components.Headers.ResponseContentEncoding? = nil) {
+                        self.contentEncoding = contentEncoding
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetReport.Output.Ok.Headers
+                /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/{reportId}/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v2/venues/{venueId}/reports/{reportId}/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Report)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Report {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.GetReport.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.GetReport.Output.Ok.Headers = .init(),
+                    body: Operations.GetReport.Output.Ok.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// The report.
+            ///
+            /// - Remark: Generated from `#/paths//api/v2/venues/{venueId}/reports/{reportId}/get(getReport)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.GetReport.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.GetReport.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request could not be read: a bad path parameter, an empty body, a body that is not
+            /// JSON, or one that is not valid gzip/deflate data (`type` ends in `/malformed`).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v2/venues/{venueId}/reports/{reportId}/get(getReport)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Nothing with this id (`type` ends in `/not-found`).
+            ///
+            /// - Remark: Generated from `#/paths//api/v2/venues/{venueId}/reports/{reportId}/get(getReport)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case applicationProblemJson
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .applicationProblemJson,
+                    .json
+                ]
+            }
+        }
+    }
     /// Submit a check-in
     ///
     /// One sampling session: per-second levels from one device at one venue.
@@ -2242,9 +3045,9 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
-            /// Past a rate limit (`type` ends in `/rate-limited`): check-ins per device or per client
-            /// address, recordings measured or searches per address (per server instance; see the
-            /// README). Try again after `Retry-After` seconds.
+            /// Past a rate limit (`type` ends in `/rate-limited`): check-ins or reports per device or
+            /// per client address, recordings measured or searches per address (per server instance; see
+            /// the README). Try again after `Retry-After` seconds.
             ///
             ///
             /// - Remark: Generated from `#/paths//api/v2/checkins/post(postCheckin)/responses/429`.
@@ -3766,9 +4569,9 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
-            /// Past a rate limit (`type` ends in `/rate-limited`): check-ins per device or per client
-            /// address, recordings measured or searches per address (per server instance; see the
-            /// README). Try again after `Retry-After` seconds.
+            /// Past a rate limit (`type` ends in `/rate-limited`): check-ins or reports per device or
+            /// per client address, recordings measured or searches per address (per server instance; see
+            /// the README). Try again after `Retry-After` seconds.
             ///
             ///
             /// - Remark: Generated from `#/paths//api/v2/meter/post(postMeter)/responses/429`.
@@ -4207,9 +5010,9 @@ public enum Operations {
             }
         }
         @frozen public enum Output: Sendable, Hashable {
-            /// Past a rate limit (`type` ends in `/rate-limited`): check-ins per device or per client
-            /// address, recordings measured or searches per address (per server instance; see the
-            /// README). Try again after `Retry-After` seconds.
+            /// Past a rate limit (`type` ends in `/rate-limited`): check-ins or reports per device or
+            /// per client address, recordings measured or searches per address (per server instance; see
+            /// the README). Try again after `Retry-After` seconds.
             ///
             ///
             /// - Remark: Generated from `#/paths//api/v2/calibrations/tone/post(postToneCalibration)/responses/429`.

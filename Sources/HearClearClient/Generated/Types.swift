@@ -133,6 +133,42 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v2/venues/{venueId}/similar`.
     /// - Remark: Generated from `#/paths//api/v2/venues/{venueId}/similar/get(getSimilarVenues)`.
     func getSimilarVenues(_ input: Operations.GetSimilarVenues.Input) async throws -> Operations.GetSimilarVenues.Output
+    /// Report that a venue's level was wrong
+    ///
+    /// Someone at the venue says how the level the server shows for an hour compares with what
+    /// they heard: `quieter`, `louder` or `about right`, with an optional comment. The report is
+    /// kept beside the venue-local weekday and hour that `at` falls in (the venue's time zone,
+    /// else the UTC offset its check-ins carry, else the offset `at` is written with) and the
+    /// level the server showed for that hour when the report arrived. A report about a venue or
+    /// an hour without data is kept too (`cell.level` is then `null`). Admins resolve or dismiss
+    /// reports; several "quieter" or "louder" reports from different devices put the hour up for
+    /// review.
+    ///
+    /// * **Rules** (breaking one is 422 with a pointer per field): `device` 1–128 characters;
+    ///   `at` an RFC 3339 time with an offset, at most 15 minutes in the future and at most 14
+    ///   days old (as for check-ins); `felt` one of the three words; `comment` at most 500
+    ///   characters (Unicode code points), stored as text; a blank comment is no comment.
+    ///   Unknown fields are ignored.
+    /// * **Device.** The id the device's check-ins send (`device.id`); only a hash of it is
+    ///   stored, and it is never shown.
+    /// * **Resends.** One report per device, venue and `at`: the same report sent again is 200
+    ///   with the first answer and writes nothing; other content at the same `at` is 409.
+    /// * **Rate limits.** Past the reports allowed per device or per client address, a 429
+    ///   problem (`/rate-limited`) with `Retry-After`; a resend is never refused for its device.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v2/venues/{venueId}/reports`.
+    /// - Remark: Generated from `#/paths//api/v2/venues/{venueId}/reports/post(postReport)`.
+    func postReport(_ input: Operations.PostReport.Input) async throws -> Operations.PostReport.Output
+    /// A report and where it stands
+    ///
+    /// The report as stored, with its `status`: `open` until an admin resolves it (acted on it)
+    /// or dismisses it. Its id is known only to whoever sent it.
+    ///
+    ///
+    /// - Remark: HTTP `GET /api/v2/venues/{venueId}/reports/{reportId}`.
+    /// - Remark: Generated from `#/paths//api/v2/venues/{venueId}/reports/{reportId}/get(getReport)`.
+    func getReport(_ input: Operations.GetReport.Input) async throws -> Operations.GetReport.Output
     /// Submit a check-in
     ///
     /// One sampling session: per-second levels from one device at one venue.
@@ -413,6 +449,60 @@ extension APIProtocol {
         try await getSimilarVenues(Operations.GetSimilarVenues.Input(
             path: path,
             query: query,
+            headers: headers
+        ))
+    }
+    /// Report that a venue's level was wrong
+    ///
+    /// Someone at the venue says how the level the server shows for an hour compares with what
+    /// they heard: `quieter`, `louder` or `about right`, with an optional comment. The report is
+    /// kept beside the venue-local weekday and hour that `at` falls in (the venue's time zone,
+    /// else the UTC offset its check-ins carry, else the offset `at` is written with) and the
+    /// level the server showed for that hour when the report arrived. A report about a venue or
+    /// an hour without data is kept too (`cell.level` is then `null`). Admins resolve or dismiss
+    /// reports; several "quieter" or "louder" reports from different devices put the hour up for
+    /// review.
+    ///
+    /// * **Rules** (breaking one is 422 with a pointer per field): `device` 1–128 characters;
+    ///   `at` an RFC 3339 time with an offset, at most 15 minutes in the future and at most 14
+    ///   days old (as for check-ins); `felt` one of the three words; `comment` at most 500
+    ///   characters (Unicode code points), stored as text; a blank comment is no comment.
+    ///   Unknown fields are ignored.
+    /// * **Device.** The id the device's check-ins send (`device.id`); only a hash of it is
+    ///   stored, and it is never shown.
+    /// * **Resends.** One report per device, venue and `at`: the same report sent again is 200
+    ///   with the first answer and writes nothing; other content at the same `at` is 409.
+    /// * **Rate limits.** Past the reports allowed per device or per client address, a 429
+    ///   problem (`/rate-limited`) with `Retry-After`; a resend is never refused for its device.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v2/venues/{venueId}/reports`.
+    /// - Remark: Generated from `#/paths//api/v2/venues/{venueId}/reports/post(postReport)`.
+    public func postReport(
+        path: Operations.PostReport.Input.Path,
+        headers: Operations.PostReport.Input.Headers = .init(),
+        body: Operations.PostReport.Input.Body
+    ) async throws -> Operations.PostReport.Output {
+        try await postReport(Operations.PostReport.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// A report and where it stands
+    ///
+    /// The report as stored, with its `status`: `open` until an admin resolves it (acted on it)
+    /// or dismisses it. Its id is known only to whoever sent it.
+    ///
+    ///
+    /// - Remark: HTTP `GET /api/v2/venues/{venueId}/reports/{reportId}`.
+    /// - Remark: Generated from `#/paths//api/v2/venues/{venueId}/reports/{reportId}/get(getReport)`.
+    public func getReport(
+        path: Operations.GetReport.Input.Path,
+        headers: Operations.GetReport.Input.Headers = .init()
+    ) async throws -> Operations.GetReport.Output {
+        try await getReport(Operations.GetReport.Input(
+            path: path,
             headers: headers
         ))
     }
