@@ -74,6 +74,10 @@ public struct CharacterWindow: Sendable, Equatable {
 
 /// The character of a whole recording: its windows and a summary.
 public struct SoundCharacter: Sendable, Equatable {
+    /// Windows are this long from the start of the recording; a rest under half of it joins the
+    /// last window, so windows last 5 to 14 s and a recording under 10 s is one window.
+    public static let windowSeconds = CharacterWindowing.windowSeconds
+
     public var windows: [CharacterWindow]
     /// Median over the recording's seconds of LC − LA, dB; nil without seconds.
     public var medianLcMinusLaDB: Double?

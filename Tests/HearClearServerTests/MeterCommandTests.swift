@@ -31,6 +31,11 @@ struct MeterCommandTests {
         #expect(answer.levels("average").allSatisfy { abs($0 - -23.01) <= 0.05 })
         #expect(answer.levels("peak").allSatisfy { abs($0 - -20) <= 0.05 })
         #expect(answer.levels("aWeighted").count == 4)
+        #expect(answer.levels("cWeighted").allSatisfy { abs($0 - -23.01) <= 0.1 })
+        #expect(answer.samples.allSatisfy { ($0["bands"] as? [Double])?.count == 24 })
+        #expect((answer["bandCentresHz"] as? [Int])?.count == 24)
+        let character = answer["character"] as? [String: Any]
+        #expect((character?["windows"] as? [[String: Any]])?.count == 1)
         #expect(answer.format["channels"] as? Int == 2)
         #expect(answer.format["durationSeconds"] as? Double == 3.5)
         #expect(answer.trailing["handling"] as? String == "included")
@@ -49,10 +54,20 @@ struct MeterCommandTests {
 
         #expect(result.status == 0, "\(result.errors)")
         let lines = result.output.split(separator: "\n").map(String.init)
-        #expect(lines.contains { $0.contains("RMS dBFS") && $0.contains("peak dBFS") && $0.contains("A-wtd dBFS") })
-        let rows = lines.filter { $0.split(separator: " ").count == 4 && $0.contains("-3.01") }
+        #expect(
+            lines.contains {
+                $0.contains("RMS dBFS") && $0.contains("peak dBFS") && $0.contains("A-wtd dBFS")
+                    && $0.contains("C-wtd dBFS")
+            })
+        let rows = lines.filter { $0.split(separator: " ").count == 5 && $0.contains("-3.01") }
         #expect(rows.count == 2)
         #expect(rows.allSatisfy { $0.split(separator: " ")[2] == "0.00" || $0.split(separator: " ")[2] == "-0.00" })
+        // A 1 kHz tone: C- and A-weighting are both 0 dB there.
+        #expect(rows.allSatisfy { abs((Double($0.split(separator: " ")[4]) ?? 0) - -3.01) < 0.1 })
+        // Two seconds: one window, too short to judge, and the shares and median LC − LA.
+        #expect(result.output.contains("what kind of loud"))
+        #expect(lines.contains { $0.hasPrefix("  0-2 s") && $0.contains("uncertain") })
+        #expect(result.output.contains("uncertain 100 %; median LC − LA 0.0 dB."))
         #expect(
             result.output.contains("trailing partial second: the last 0.2 s is shorter than 0.5 s and is not metered"))
     }

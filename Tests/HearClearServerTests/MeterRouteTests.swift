@@ -58,6 +58,79 @@ struct MeterRouteTests {
         #expect((answer.format["name"] as? String)?.contains("FLAC") == true)
     }
 
+    @Test("each second has its C-weighted level and third-octave bands; the recording its character")
+    func cWeightingBandsAndCharacter() async throws {
+        // A 63 Hz tone: A-weighting −26.2 dB, C-weighting −0.8 dB.
+        let audio = try TestAudio.sine(hz: pow(10, 1.8), dBFS: -20, seconds: 12)
+
+        let response = try await MeterServer.withRouter { client in
+            try await client.execute(
+                uri: "/api/v2/meter", method: .post, headers: Self.wavHeaders, body: ByteBuffer(data: audio))
+        }
+
+        #expect(response.status == .ok)
+        let answer = MeterAnswer(response)
+        #expect(
+            answer["bandCentresHz"] as? [Int] == [
+                50, 63, 80, 100, 125, 160, 200, 250, 315, 400, 500, 630, 800, 1000, 1250, 1600, 2000, 2500, 3150, 4000,
+                5000, 6300, 8000, 10000,
+            ])
+        #expect(answer.samples.count == 12)
+        for sample in answer.samples {
+            let a = try #require(sample["aWeighted"] as? Double)
+            let c = try #require(sample["cWeighted"] as? Double)
+            #expect(abs(c - a - 25.4) < 0.3)
+            let bands = try #require(sample["bands"] as? [Double])
+            #expect(bands.count == 24)
+            #expect(abs(bands[1] - -23.01) < 0.1)
+            #expect(bands.enumerated().allSatisfy { $0.offset == 1 || $0.element < -45 })
+        }
+        let character = try #require(answer["character"] as? [String: Any])
+        #expect(character["windowSeconds"] as? Int == 10)
+        #expect(abs((character["medianLcMinusLa"] as? Double ?? 0) - 25.4) < 0.3)
+        let shares = try #require(character["shares"] as? [String: Double])
+        #expect(Set(shares.keys) == ["babble", "music", "bass_heavy_music", "steady_noise", "quiet", "uncertain"])
+        #expect(abs(shares.values.reduce(0, +) - 1) < 0.01)
+        let windows = try #require(character["windows"] as? [[String: Any]])
+        #expect(windows.count == 1)
+        #expect(windows[0]["offset"] as? Int == 0 && windows[0]["seconds"] as? Int == 12)
+        #expect(shares[windows[0]["label"] as? String ?? ""] == 1)
+        #expect((windows[0]["reason"] as? String)?.isEmpty == false)
+        let features = try #require(windows[0]["features"] as? [String: Any])
+        #expect(
+            Set(features.keys) == [
+                "laeq", "lcMinusLa", "lowFrequencyExcess", "flatness", "flux", "lowEnergyShare", "modulationRatio",
+                "modulationDepth",
+            ])
+        #expect(abs((features["lcMinusLa"] as? Double ?? 0) - 25.4) < 0.3)
+    }
+
+    @Test("bands above Nyquist are null, and a window too short to judge has null features")
+    func nullBandsAndFeatures() async throws {
+        let audio = try TestAudio.sine(dBFS: -10, seconds: 2, sampleRate: 8000)
+
+        let response = try await MeterServer.withRouter { client in
+            try await client.execute(
+                uri: "/api/v2/meter", method: .post, headers: Self.wavHeaders, body: ByteBuffer(data: audio))
+        }
+
+        #expect(response.status == .ok)
+        let answer = MeterAnswer(response)
+        for sample in answer.samples {
+            let bands = try #require(sample["bands"] as? [Any])
+            #expect(bands.count == 24)
+            // 3150 Hz is the last band under 4 kHz; 4 kHz and up are null.
+            #expect(bands[..<19].allSatisfy { $0 is Double })
+            #expect(bands[19...].allSatisfy { $0 is NSNull })
+        }
+        let character = try #require(answer["character"] as? [String: Any])
+        let window = try #require((character["windows"] as? [[String: Any]])?.first)
+        #expect(window["label"] as? String == "uncertain")
+        let features = try #require(window["features"] as? [String: Any])
+        #expect(features["modulationRatio"] is NSNull && features["modulationDepth"] is NSNull)
+        #expect(features["laeq"] is Double)
+    }
+
     @Test("start gives each sample its time, in start's own offset")
     func startTimes() async throws {
         let audio = try TestAudio.sine(seconds: 2)

@@ -2854,9 +2854,9 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// Per-second levels of an audio file (nothing is stored)
+    /// Per-second levels of an audio file, and what kind of sound it is (nothing is stored)
     ///
-    /// The body is the audio file itself: at most 50 MiB on the wire (gzip/deflate accepted) and at most 10 minutes of audio, decoded in memory with libsndfile and dropped. Every whole second (frames k·rate … (k+1)·rate) gives RMS (mean square pooled over all channels; a full-scale sine is −3.01), peak and IEC 61672 A-weighted RMS, in dBFS rounded to 0.01; digital silence is −160. A trailing part of at least 0.5 s is metered as one more, shorter sample; a shorter one is dropped. A missing Content-Type is taken as application/octet-stream.
+    /// The body is the audio file itself: at most 50 MiB on the wire (gzip/deflate accepted) and at most 10 minutes of audio, decoded in memory with libsndfile and dropped. Every whole second (frames k·rate … (k+1)·rate) gives RMS (mean square pooled over all channels; a full-scale sine is −3.01), peak, IEC 61672 A- and C-weighted RMS (LAeq and LCeq of the second) and unweighted third-octave band levels from 50 Hz to 10 kHz (base-10 bands, in the order of `bandCentresHz`; null above Nyquist), in dBFS rounded to 0.01; digital silence is −160. The bands are FFT approximations, not IEC 61260 class filters: bands from 500 Hz come from ~40 ms frames, 50–400 Hz from ~0.5 s frames, so a second's low bands also hear ±0.25 s around it. A trailing part of at least 0.5 s is metered as one more, shorter sample; a shorter one is dropped. `character` labels windows of about 10 s `babble`, `music`, `bass_heavy_music`, `steady_noise`, `quiet` or `uncertain`, each with the rule that decided and the features it read, and sums them up: the share of the recording's seconds per label and the median of LC − LA. The rules were tuned and evaluated on synthetic audio only (espeak-ng voices, sox music and noise). A missing Content-Type is taken as application/octet-stream.
     ///
     ///
     /// - Remark: HTTP `POST /api/v2/meter`.

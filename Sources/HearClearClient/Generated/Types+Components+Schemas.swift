@@ -1708,6 +1708,11 @@ extension Components {
             }
             /// - Remark: Generated from `#/components/schemas/MeterReport/format`.
             public var format: Components.Schemas.MeterReport.FormatPayload
+            /// Nominal centres of the third-octave bands, in the order of each sample's `bands`: base-10 bands n = 17 … 40, exact centres 10^(n/10) Hz, edges at centre · 10^(±1/20).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/MeterReport/bandCentresHz`.
+            public var bandCentresHz: [Swift.Int]
             /// - Remark: Generated from `#/components/schemas/MeterReport/SamplesPayload`.
             public struct SamplesPayloadPayload: Codable, Hashable, Sendable {
                 /// Only with the `start` parameter.
@@ -1726,10 +1731,19 @@ extension Components {
                 ///
                 /// - Remark: Generated from `#/components/schemas/MeterReport/SamplesPayload/peak`.
                 public var peak: Swift.Double
-                /// A-weighted RMS level
+                /// A-weighted RMS level (the second's LAeq), dBFS.
                 ///
                 /// - Remark: Generated from `#/components/schemas/MeterReport/SamplesPayload/aWeighted`.
                 public var aWeighted: Swift.Double
+                /// C-weighted RMS level (the second's LCeq), dBFS.
+                ///
+                /// - Remark: Generated from `#/components/schemas/MeterReport/SamplesPayload/cWeighted`.
+                public var cWeighted: Swift.Double
+                /// Unweighted third-octave levels, dBFS, one per entry of `bandCentresHz`; null for a band whose upper edge lies above Nyquist (at 8 kHz sampling, 4 kHz and up). FFT approximations, not IEC 61260 filters.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/schemas/MeterReport/SamplesPayload/bands`.
+                public var bands: [Swift.Double?]
                 /// Creates a new `SamplesPayloadPayload`.
                 ///
                 /// - Parameters:
@@ -1737,19 +1751,25 @@ extension Components {
                 ///   - offset: Seconds from the start of the file.
                 ///   - average: RMS level
                 ///   - peak: Largest absolute sample
-                ///   - aWeighted: A-weighted RMS level
+                ///   - aWeighted: A-weighted RMS level (the second's LAeq), dBFS.
+                ///   - cWeighted: C-weighted RMS level (the second's LCeq), dBFS.
+                ///   - bands: Unweighted third-octave levels, dBFS, one per entry of `bandCentresHz`; null for a band whose upper edge lies above Nyquist (at 8 kHz sampling, 4 kHz and up). FFT approximations, not IEC 61260 filters.
                 public init(
                     t: Foundation.Date? = nil,
                     offset: Swift.Int,
                     average: Swift.Double,
                     peak: Swift.Double,
-                    aWeighted: Swift.Double
+                    aWeighted: Swift.Double,
+                    cWeighted: Swift.Double,
+                    bands: [Swift.Double?]
                 ) {
                     self.t = t
                     self.offset = offset
                     self.average = average
                     self.peak = peak
                     self.aWeighted = aWeighted
+                    self.cWeighted = cWeighted
+                    self.bands = bands
                 }
                 public enum CodingKeys: String, CodingKey {
                     case t
@@ -1757,6 +1777,8 @@ extension Components {
                     case average
                     case peak
                     case aWeighted
+                    case cWeighted
+                    case bands
                 }
             }
             /// - Remark: Generated from `#/components/schemas/MeterReport/samples`.
@@ -1800,29 +1822,274 @@ extension Components {
             }
             /// - Remark: Generated from `#/components/schemas/MeterReport/trailingPartialSecond`.
             public var trailingPartialSecond: Components.Schemas.MeterReport.TrailingPartialSecondPayload
+            /// - Remark: Generated from `#/components/schemas/MeterReport/character`.
+            public var character: Components.Schemas.SoundCharacter
             /// Creates a new `MeterReport`.
             ///
             /// - Parameters:
             ///   - unit:
             ///   - format:
+            ///   - bandCentresHz: Nominal centres of the third-octave bands, in the order of each sample's `bands`: base-10 bands n = 17 … 40, exact centres 10^(n/10) Hz, edges at centre · 10^(±1/20).
             ///   - samples:
             ///   - trailingPartialSecond:
+            ///   - character:
             public init(
                 unit: Components.Schemas.MeterReport.UnitPayload,
                 format: Components.Schemas.MeterReport.FormatPayload,
+                bandCentresHz: [Swift.Int],
                 samples: Components.Schemas.MeterReport.SamplesPayload,
-                trailingPartialSecond: Components.Schemas.MeterReport.TrailingPartialSecondPayload
+                trailingPartialSecond: Components.Schemas.MeterReport.TrailingPartialSecondPayload,
+                character: Components.Schemas.SoundCharacter
             ) {
                 self.unit = unit
                 self.format = format
+                self.bandCentresHz = bandCentresHz
                 self.samples = samples
                 self.trailingPartialSecond = trailingPartialSecond
+                self.character = character
             }
             public enum CodingKeys: String, CodingKey {
                 case unit
                 case format
+                case bandCentresHz
                 case samples
                 case trailingPartialSecond
+                case character
+            }
+        }
+        /// What kind of loud the recording is. Windows of `windowSeconds` from the start (a rest under half of that joins the last window, so a window lasts 5 to 14 s; a recording under 10 s is one window) are labelled by a decision list of rules; the first that holds decides.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/SoundCharacter`.
+        public struct SoundCharacter: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SoundCharacter/windowSeconds`.
+            public var windowSeconds: Swift.Int
+            /// Share of the windows' seconds per label, 0 … 1, to 0.001; every label present.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SoundCharacter/shares`.
+            public struct SharesPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/SoundCharacter/shares/babble`.
+                public var babble: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/SoundCharacter/shares/music`.
+                public var music: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/SoundCharacter/shares/bass_heavy_music`.
+                public var bassHeavyMusic: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/SoundCharacter/shares/steady_noise`.
+                public var steadyNoise: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/SoundCharacter/shares/quiet`.
+                public var quiet: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/SoundCharacter/shares/uncertain`.
+                public var uncertain: Swift.Double
+                /// Creates a new `SharesPayload`.
+                ///
+                /// - Parameters:
+                ///   - babble:
+                ///   - music:
+                ///   - bassHeavyMusic:
+                ///   - steadyNoise:
+                ///   - quiet:
+                ///   - uncertain:
+                public init(
+                    babble: Swift.Double,
+                    music: Swift.Double,
+                    bassHeavyMusic: Swift.Double,
+                    steadyNoise: Swift.Double,
+                    quiet: Swift.Double,
+                    uncertain: Swift.Double
+                ) {
+                    self.babble = babble
+                    self.music = music
+                    self.bassHeavyMusic = bassHeavyMusic
+                    self.steadyNoise = steadyNoise
+                    self.quiet = quiet
+                    self.uncertain = uncertain
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case babble
+                    case music
+                    case bassHeavyMusic = "bass_heavy_music"
+                    case steadyNoise = "steady_noise"
+                    case quiet
+                    case uncertain
+                }
+            }
+            /// Share of the windows' seconds per label, 0 … 1, to 0.001; every label present.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SoundCharacter/shares`.
+            public var shares: Components.Schemas.SoundCharacter.SharesPayload
+            /// Median over the seconds of `cWeighted − aWeighted`, dB; null without seconds. Above about 10 dB, low frequencies carry much of the sound.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/SoundCharacter/medianLcMinusLa`.
+            public var medianLcMinusLa: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/SoundCharacter/windows`.
+            public var windows: [Components.Schemas.SoundCharacterWindow]
+            /// Creates a new `SoundCharacter`.
+            ///
+            /// - Parameters:
+            ///   - windowSeconds:
+            ///   - shares: Share of the windows' seconds per label, 0 … 1, to 0.001; every label present.
+            ///   - medianLcMinusLa: Median over the seconds of `cWeighted − aWeighted`, dB; null without seconds. Above about 10 dB, low frequencies carry much of the sound.
+            ///   - windows:
+            public init(
+                windowSeconds: Swift.Int,
+                shares: Components.Schemas.SoundCharacter.SharesPayload,
+                medianLcMinusLa: Swift.Double? = nil,
+                windows: [Components.Schemas.SoundCharacterWindow]
+            ) {
+                self.windowSeconds = windowSeconds
+                self.shares = shares
+                self.medianLcMinusLa = medianLcMinusLa
+                self.windows = windows
+            }
+            public enum CodingKeys: String, CodingKey {
+                case windowSeconds
+                case shares
+                case medianLcMinusLa
+                case windows
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/SoundCharacterWindow`.
+        public struct SoundCharacterWindow: Codable, Hashable, Sendable {
+            /// First second of the window
+            ///
+            /// - Remark: Generated from `#/components/schemas/SoundCharacterWindow/offset`.
+            public var offset: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/SoundCharacterWindow/seconds`.
+            public var seconds: Swift.Int
+            /// `quiet`: LAeq under −60 dBFS (50 dB(A) at the server's default reference offset). `uncertain`: no rule holds, or the window is too short (under 3 s) or silent to measure.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/SoundCharacterWindow/label`.
+            @frozen public enum LabelPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case babble = "babble"
+                case music = "music"
+                case bassHeavyMusic = "bass_heavy_music"
+                case steadyNoise = "steady_noise"
+                case quiet = "quiet"
+                case uncertain = "uncertain"
+            }
+            /// `quiet`: LAeq under −60 dBFS (50 dB(A) at the server's default reference offset). `uncertain`: no rule holds, or the window is too short (under 3 s) or silent to measure.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/SoundCharacterWindow/label`.
+            public var label: Components.Schemas.SoundCharacterWindow.LabelPayload
+            /// The rule that decided, with the values it compared, in words.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SoundCharacterWindow/reason`.
+            public var reason: Swift.String
+            /// What the rules read, dB to 0.01 (shares and depth to 0.001); null when the window cannot give it.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/SoundCharacterWindow/features`.
+            public struct FeaturesPayload: Codable, Hashable, Sendable {
+                /// A-weighted level of the window
+                ///
+                /// - Remark: Generated from `#/components/schemas/SoundCharacterWindow/features/laeq`.
+                public var laeq: Swift.Double
+                /// LCeq − LAeq of the window
+                ///
+                /// - Remark: Generated from `#/components/schemas/SoundCharacterWindow/features/lcMinusLa`.
+                public var lcMinusLa: Swift.Double
+                /// Mean power of the bands 50–160 Hz over that of 500 Hz–4 kHz, dB (0 for pink noise).
+                ///
+                /// - Remark: Generated from `#/components/schemas/SoundCharacterWindow/features/lowFrequencyExcess`.
+                public var lowFrequencyExcess: Swift.Double?
+                /// Spectral flatness of the ~40 ms frames within the octaves from 250 Hz to 4 kHz, dB: about −2.5 for noise, −12 and lower for chords and melodies.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/schemas/SoundCharacterWindow/features/flatness`.
+                public var flatness: Swift.Double?
+                /// Mean change of the 500 Hz–4 kHz band levels from one frame to the next (20 ms on), dB.
+                ///
+                /// - Remark: Generated from `#/components/schemas/SoundCharacterWindow/features/flux`.
+                public var flux: Swift.Double?
+                /// Share of frames whose 500 Hz–4 kHz power is under half their second's mean.
+                ///
+                /// - Remark: Generated from `#/components/schemas/SoundCharacterWindow/features/lowEnergyShare`.
+                public var lowEnergyShare: Swift.Double?
+                /// Modulation of the 500 Hz–4 kHz envelope at 3–6 Hz (syllables) over 0.5–2.5 Hz (beats), dB.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/schemas/SoundCharacterWindow/features/modulationRatio`.
+                public var modulationRatio: Swift.Double?
+                /// RMS of that envelope's relative fluctuation between 0.5 and 6 Hz.
+                ///
+                /// - Remark: Generated from `#/components/schemas/SoundCharacterWindow/features/modulationDepth`.
+                public var modulationDepth: Swift.Double?
+                /// Creates a new `FeaturesPayload`.
+                ///
+                /// - Parameters:
+                ///   - laeq: A-weighted level of the window
+                ///   - lcMinusLa: LCeq − LAeq of the window
+                ///   - lowFrequencyExcess: Mean power of the bands 50–160 Hz over that of 500 Hz–4 kHz, dB (0 for pink noise).
+                ///   - flatness: Spectral flatness of the ~40 ms frames within the octaves from 250 Hz to 4 kHz, dB: about −2.5 for noise, −12 and lower for chords and melodies.
+                ///   - flux: Mean change of the 500 Hz–4 kHz band levels from one frame to the next (20 ms on), dB.
+                ///   - lowEnergyShare: Share of frames whose 500 Hz–4 kHz power is under half their second's mean.
+                ///   - modulationRatio: Modulation of the 500 Hz–4 kHz envelope at 3–6 Hz (syllables) over 0.5–2.5 Hz (beats), dB.
+                ///   - modulationDepth: RMS of that envelope's relative fluctuation between 0.5 and 6 Hz.
+                public init(
+                    laeq: Swift.Double,
+                    lcMinusLa: Swift.Double,
+                    lowFrequencyExcess: Swift.Double? = nil,
+                    flatness: Swift.Double? = nil,
+                    flux: Swift.Double? = nil,
+                    lowEnergyShare: Swift.Double? = nil,
+                    modulationRatio: Swift.Double? = nil,
+                    modulationDepth: Swift.Double? = nil
+                ) {
+                    self.laeq = laeq
+                    self.lcMinusLa = lcMinusLa
+                    self.lowFrequencyExcess = lowFrequencyExcess
+                    self.flatness = flatness
+                    self.flux = flux
+                    self.lowEnergyShare = lowEnergyShare
+                    self.modulationRatio = modulationRatio
+                    self.modulationDepth = modulationDepth
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case laeq
+                    case lcMinusLa
+                    case lowFrequencyExcess
+                    case flatness
+                    case flux
+                    case lowEnergyShare
+                    case modulationRatio
+                    case modulationDepth
+                }
+            }
+            /// What the rules read, dB to 0.01 (shares and depth to 0.001); null when the window cannot give it.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/SoundCharacterWindow/features`.
+            public var features: Components.Schemas.SoundCharacterWindow.FeaturesPayload
+            /// Creates a new `SoundCharacterWindow`.
+            ///
+            /// - Parameters:
+            ///   - offset: First second of the window
+            ///   - seconds:
+            ///   - label: `quiet`: LAeq under −60 dBFS (50 dB(A) at the server's default reference offset). `uncertain`: no rule holds, or the window is too short (under 3 s) or silent to measure.
+            ///   - reason: The rule that decided, with the values it compared, in words.
+            ///   - features: What the rules read, dB to 0.01 (shares and depth to 0.001); null when the window cannot give it.
+            public init(
+                offset: Swift.Int,
+                seconds: Swift.Int,
+                label: Components.Schemas.SoundCharacterWindow.LabelPayload,
+                reason: Swift.String,
+                features: Components.Schemas.SoundCharacterWindow.FeaturesPayload
+            ) {
+                self.offset = offset
+                self.seconds = seconds
+                self.label = label
+                self.reason = reason
+                self.features = features
+            }
+            public enum CodingKeys: String, CodingKey {
+                case offset
+                case seconds
+                case label
+                case reason
+                case features
             }
         }
         /// - Remark: Generated from `#/components/schemas/ToneCalibration`.

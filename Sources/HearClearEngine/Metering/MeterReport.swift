@@ -1,8 +1,9 @@
 import AudioMetering
 
 /// Per-second levels of an audio file in the v2 check-in sample shape (`unit`, samples with
-/// `average` = RMS and `peak`, A-weighted alongside), with the file's format and what became of
-/// its trailing partial second. The body of `POST /api/v2/meter` and of `hearclear meter --json`.
+/// `average` = RMS and `peak`, A- and C-weighted and third-octave levels alongside), with the
+/// file's format, what became of its trailing partial second, and what kind of sound it holds
+/// (`character`). The body of `POST /api/v2/meter` and of `hearclear meter --json`.
 public struct MeterReport: Encodable, Sendable {
     public struct Sample: Encodable, Sendable {
         /// RFC 3339 time of the second's start; only when the recording's start is known.
@@ -15,6 +16,95 @@ public struct MeterReport: Encodable, Sendable {
         public var peak: Double
         /// RMS level after IEC 61672 A-weighting, dBFS.
         public var aWeighted: Double
+        /// RMS level after IEC 61672 C-weighting, dBFS.
+        public var cWeighted: Double
+        /// Unweighted third-octave levels, dBFS, one per entry of `bandCentresHz`; null above
+        /// Nyquist. FFT approximations, not IEC 61260 filters.
+        public var bands: [Double?]
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(t, forKey: .t)
+            try container.encode(offset, forKey: .offset)
+            try container.encode(average, forKey: .average)
+            try container.encode(peak, forKey: .peak)
+            try container.encode(aWeighted, forKey: .aWeighted)
+            try container.encode(cWeighted, forKey: .cWeighted)
+            var bandList = container.nestedUnkeyedContainer(forKey: .bands)
+            for band in bands {
+                if let band { try bandList.encode(band) } else { try bandList.encodeNil() }
+            }
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case t, offset, average, peak, aWeighted, cWeighted, bands
+        }
+    }
+
+    /// What kind of sound the recording holds: ~10 s windows labelled by
+    /// `AudioMetering.SoundCharacterRules`, each with the rule and the features behind it, and a
+    /// summary.
+    public struct Character: Encodable, Sendable {
+        public struct Features: Encodable, Sendable {
+            /// The window's LAeq, dBFS.
+            public var laeq: Double
+            public var lcMinusLa: Double
+            public var lowFrequencyExcess: Double?
+            public var flatness: Double?
+            public var flux: Double?
+            public var lowEnergyShare: Double?
+            public var modulationRatio: Double?
+            public var modulationDepth: Double?
+
+            /// Every key, null when the window cannot give the feature.
+            public func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(laeq, forKey: .laeq)
+                try container.encode(lcMinusLa, forKey: .lcMinusLa)
+                try container.encode(lowFrequencyExcess, forKey: .lowFrequencyExcess)
+                try container.encode(flatness, forKey: .flatness)
+                try container.encode(flux, forKey: .flux)
+                try container.encode(lowEnergyShare, forKey: .lowEnergyShare)
+                try container.encode(modulationRatio, forKey: .modulationRatio)
+                try container.encode(modulationDepth, forKey: .modulationDepth)
+            }
+
+            enum CodingKeys: String, CodingKey {
+                case laeq, lcMinusLa, lowFrequencyExcess, flatness, flux, lowEnergyShare, modulationRatio,
+                    modulationDepth
+            }
+        }
+
+        public struct Window: Encodable, Sendable {
+            /// First second of the window, from the start of the file.
+            public var offset: Int
+            public var seconds: Int
+            /// `babble`, `music`, `bass_heavy_music`, `steady_noise`, `quiet` or `uncertain`.
+            public var label: String
+            /// The rule that decided, with the values it compared.
+            public var reason: String
+            public var features: Features
+        }
+
+        /// Nominal length of a window; the last one takes a rest under half of it.
+        public var windowSeconds: Int
+        /// Share of the windows' seconds per label, every label present.
+        public var shares: [String: Double]
+        /// Median of the seconds' C- minus A-weighted level, dB; null without seconds.
+        public var medianLcMinusLa: Double?
+        public var windows: [Window]
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(windowSeconds, forKey: .windowSeconds)
+            try container.encode(shares, forKey: .shares)
+            try container.encode(medianLcMinusLa, forKey: .medianLcMinusLa)
+            try container.encode(windows, forKey: .windows)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case windowSeconds, shares, medianLcMinusLa, windows
+        }
     }
 
     public struct Format: Encodable, Sendable {
@@ -37,12 +127,17 @@ public struct MeterReport: Encodable, Sendable {
 
     public var unit = "dbfs"
     public var format: Format
+    /// Nominal centres of the third-octave bands each sample's `bands` holds, in order.
+    public var bandCentresHz = ThirdOctaveBands.nominalCentresHz
     public var samples: [Sample]
     public var trailingPartialSecond: TrailingPartialSecond
+    public var character: Character
 
-    /// Levels are rounded to 0.01 dB; `start` gives every sample its `t`, in `start`'s own offset.
+    /// Levels and features in dB are rounded to 0.01 dB, shares and depths to 0.001; `start` gives
+    /// every sample its `t`, in `start`'s own offset.
     public init(_ metered: MeteredAudio, start: RFC3339.Timestamp? = nil) {
         func centi(_ value: Double) -> Double { (value * 100).rounded() / 100 }
+        func milli(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
         samples = metered.samples.map { sample in
             Sample(
                 t: start.map {
@@ -51,8 +146,25 @@ public struct MeterReport: Encodable, Sendable {
                         offsetMinutes: $0.offsetMinutes)
                 },
                 offset: sample.offsetSeconds, average: centi(sample.averageDBFS), peak: centi(sample.peakDBFS),
-                aWeighted: centi(sample.aWeightedDBFS))
+                aWeighted: centi(sample.aWeightedDBFS), cWeighted: centi(sample.cWeightedDBFS),
+                bands: sample.bandsDBFS.map { $0.map(centi) })
         }
+        let character = metered.character
+        self.character = Character(
+            windowSeconds: SoundCharacter.windowSeconds,
+            shares: Dictionary(uniqueKeysWithValues: character.shares.map { ($0.key.rawValue, milli($0.value)) }),
+            medianLcMinusLa: character.medianLcMinusLaDB.map(centi),
+            windows: character.windows.map { window in
+                let f = window.features
+                return Character.Window(
+                    offset: window.offsetSeconds, seconds: window.seconds, label: window.label.rawValue,
+                    reason: window.reason,
+                    features: Character.Features(
+                        laeq: centi(f.laeqDBFS), lcMinusLa: centi(f.lcMinusLaDB),
+                        lowFrequencyExcess: f.lowFrequencyExcessDB.map(centi), flatness: f.flatnessDB.map(centi),
+                        flux: f.fluxDB.map(centi), lowEnergyShare: f.lowEnergyShare.map(milli),
+                        modulationRatio: f.modulationRatioDB.map(centi), modulationDepth: f.modulationDepth.map(milli)))
+            })
         let f = metered.format
         format = Format(
             name: f.formatName, encoding: f.encodingName, sampleRate: f.sampleRate, channels: f.channelCount,
