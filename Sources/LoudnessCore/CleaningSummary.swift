@@ -22,14 +22,22 @@ public struct CleaningSummary: Sendable, Equatable {
             HourStatistics(
                 localHour: hour.localHour, leqDBFS: Self.stored(hour.leqDBFS), l10DBFS: Self.stored(hour.l10DBFS),
                 l50DBFS: Self.stored(hour.l50DBFS), l90DBFS: Self.stored(hour.l90DBFS),
-                maxPeakDBFS: Self.stored(hour.maxPeakDBFS), validSeconds: hour.validSeconds)
+                maxPeakDBFS: Self.stored(hour.maxPeakDBFS), validSeconds: hour.validSeconds,
+                character: hour.character)
         }
     }
 
-    /// Cleans `samples` (``SessionCleaner``) and summarises them by `localHours`.
-    public init(cleaning samples: SessionSamples, localHours: [LocalHour], cleaner: SessionCleaner = SessionCleaner()) {
+    /// Cleans `samples` (``SessionCleaner``) and summarises them by `localHours`; with `spectra`,
+    /// each hour's character too, from the same kept seconds (the mask of the levels).
+    public init(
+        cleaning samples: SessionSamples, localHours: [LocalHour], cleaner: SessionCleaner = SessionCleaner(),
+        spectra: SpectralSamples? = nil, characterRules: SecondCharacterRules = SecondCharacterRules()
+    ) {
         let cleaned = cleaner.clean(samples)
-        let hours = (try? HourStatistics.perHour(samples: samples, kept: cleaned.kept, localHours: localHours)) ?? []
+        let hours =
+            (try? HourStatistics.perHour(
+                samples: samples, kept: cleaned.kept, localHours: localHours, spectra: spectra, rules: characterRules))
+            ?? []
         let kept = zip(samples.averageDBFS, cleaned.kept).filter(\.1).map(\.0)
         let exclusion: CheckinExclusion? =
             if case .excluded(let reason) = cleaned.verdict { reason } else { nil }

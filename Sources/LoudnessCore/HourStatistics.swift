@@ -22,6 +22,9 @@ public struct HourStatistics: Sendable, Equatable {
     public let maxPeakDBFS: Double
     /// Number of kept seconds in this hour.
     public let validSeconds: Int
+    /// The piece's sound character, over the same kept seconds; nil when the check-in carries
+    /// neither LCeq nor bands.
+    public let character: PieceCharacter?
 
     /// `countsInCell`: true when ``validSeconds`` ≥ ``minimumValidSeconds`` (10); otherwise the
     /// piece is reported (for the admin view) but must not enter cell estimation.
@@ -32,16 +35,23 @@ public struct HourStatistics: Sendable, Equatable {
     /// per sample (e.g. ``CleanedSession/kept`` and ``VenueClock/localHours(start:offsetsSeconds:)``).
     /// Hours under 10 kept seconds are included with ``countsInCell`` false; hours with no kept
     /// second are omitted.
+    /// With `spectra` (the check-in's LCeq and bands), each piece also gets its ``character``
+    /// from the same kept seconds, labelled by `rules`.
     public static func perHour(
         samples: SessionSamples,
         kept: [Bool],
-        localHours: [LocalHour]
+        localHours: [LocalHour],
+        spectra: SpectralSamples? = nil,
+        rules: SecondCharacterRules = SecondCharacterRules()
     ) throws(SessionSamplesError) -> [HourStatistics] {
         guard kept.count == samples.count else {
             throw .lengthMismatch(field: "kept", expected: samples.count, actual: kept.count)
         }
         guard localHours.count == samples.count else {
             throw .lengthMismatch(field: "localHours", expected: samples.count, actual: localHours.count)
+        }
+        if let spectra, spectra.count != samples.count {
+            throw .lengthMismatch(field: "spectra", expected: samples.count, actual: spectra.count)
         }
         var order: [LocalHour] = []
         var members: [LocalHour: [Int]] = [:]
@@ -54,13 +64,15 @@ public struct HourStatistics: Sendable, Equatable {
             let indices = members[hour] ?? []
             return summarise(
                 hour, averages: indices.map { samples.averageDBFS[$0] },
-                peaks: indices.map { samples.peakDBFS[$0] })
+                peaks: indices.map { samples.peakDBFS[$0] },
+                character: spectra.map { PieceCharacter(members: indices, samples: samples, spectra: $0, rules: rules) }
+            )
         }
     }
 
-    private static func summarise(_ hour: LocalHour, averages: [Double], peaks: [Double])
-        -> HourStatistics?
-    {
+    private static func summarise(
+        _ hour: LocalHour, averages: [Double], peaks: [Double], character: PieceCharacter?
+    ) -> HourStatistics? {
         let sorted = averages.sorted()
         guard let leq = Level.energeticMean(sorted),
             let l10 = RobustStatistics.percentile(sorted: sorted, 90),
@@ -70,14 +82,14 @@ public struct HourStatistics: Sendable, Equatable {
         else { return nil }
         return HourStatistics(
             localHour: hour, leqDBFS: leq, l10DBFS: l10, l50DBFS: l50, l90DBFS: l90,
-            maxPeakDBFS: maxPeak, validSeconds: averages.count)
+            maxPeakDBFS: maxPeak, validSeconds: averages.count, character: character)
     }
 
-    /// `init(localHour:leqDBFS:l10DBFS:l50DBFS:l90DBFS:maxPeakDBFS:validSeconds:)`: memberwise,
-    /// e.g. to rebuild stored rows.
+    /// `init(localHour:leqDBFS:l10DBFS:l50DBFS:l90DBFS:maxPeakDBFS:validSeconds:character:)`:
+    /// memberwise, e.g. to rebuild stored rows.
     public init(
         localHour: LocalHour, leqDBFS: Double, l10DBFS: Double, l50DBFS: Double, l90DBFS: Double,
-        maxPeakDBFS: Double, validSeconds: Int
+        maxPeakDBFS: Double, validSeconds: Int, character: PieceCharacter? = nil
     ) {
         self.localHour = localHour
         self.leqDBFS = leqDBFS
@@ -86,5 +98,6 @@ public struct HourStatistics: Sendable, Equatable {
         self.l90DBFS = l90DBFS
         self.maxPeakDBFS = maxPeakDBFS
         self.validSeconds = validSeconds
+        self.character = character
     }
 }

@@ -6,6 +6,9 @@ public struct VenueCheckin: Sendable, Equatable {
     public let deviceID: String
     /// The per-second samples, dBFS (empty when the check-in comes as a ``summary``).
     public let samples: SessionSamples
+    /// The check-in's LCeq and band levels, lined up with ``samples``; nil when it carries none
+    /// (or comes as a ``summary``, which holds their character).
+    public let spectra: SpectralSamples?
     /// The venue-local weekday and hour of each sample (see ``VenueClock/localHours(start:offsetsSeconds:utcOffsetsMinutes:venueClock:)``).
     public let localHours: [LocalHour]
     /// What an earlier cleaning made of it; when present the judge uses it instead of cleaning.
@@ -22,14 +25,18 @@ public struct VenueCheckin: Sendable, Equatable {
     /// `init(...)`: checks that there is one local hour per sample.
     public init(
         id: String, deviceID: String, samples: SessionSamples, localHours: [LocalHour], modelOffsetDB: Double = 0,
-        exclusionReasons: [JudgementReason] = [], forcedInclusion: Bool = false
+        exclusionReasons: [JudgementReason] = [], forcedInclusion: Bool = false, spectra: SpectralSamples? = nil
     ) throws(SessionSamplesError) {
         guard localHours.count == samples.count else {
             throw .lengthMismatch(field: "localHours", expected: samples.count, actual: localHours.count)
         }
+        if let spectra, spectra.count != samples.count {
+            throw .lengthMismatch(field: "spectra", expected: samples.count, actual: spectra.count)
+        }
         self.id = id
         self.deviceID = deviceID
         self.samples = samples
+        self.spectra = spectra
         self.localHours = localHours
         self.summary = nil
         self.modelOffsetDB = modelOffsetDB
@@ -47,6 +54,7 @@ public struct VenueCheckin: Sendable, Equatable {
         self.deviceID = deviceID
         // Any empty series: never cleaned, since `summary` stands for the cleaning.
         self.samples = try! SessionSamples(offsetsSeconds: [], averageDBFS: [], peakDBFS: [])
+        self.spectra = nil
         self.localHours = []
         self.summary = summary
         self.modelOffsetDB = modelOffsetDB

@@ -18,7 +18,9 @@
 /// 5. Every empty cell of the week gets an estimate from the venue's weekday + hour pattern when
 ///    the kept pieces give a basis for one (``PatternEstimator``), else from venues of its
 ///    category nearby when they give one (``NeighbourEstimator``).
-/// 6. For device bias, each comparable piece gets a residual against its cell estimated from the
+/// 6. Every measured cell with enough seconds of sound character (LCeq or bands) among its
+///    counted pieces gets its ``CellCharacter``, pooled from those pieces' kept seconds.
+/// 7. For device bias, each comparable piece gets a residual against its cell estimated from the
 ///    other devices' counted pieces only.
 ///
 /// An admin's forced inclusion (``VenueCheckin/forcedInclusion``) makes a check-in usable whatever
@@ -34,6 +36,8 @@ public struct VenueJudge: Sendable {
     public var patternEstimator = PatternEstimator()
     /// Estimates for the empty cells the pattern leaves, from neighbours.
     public var neighbourEstimator = NeighbourEstimator()
+    /// The labels of windows of per-second sound character, applied when a check-in is cleaned.
+    public var characterRules = SecondCharacterRules()
 
     /// `init()`: the defaults of docs/ARCHITECTURE.md, "Judging a venue".
     public init() {}
@@ -91,6 +95,16 @@ public struct VenueJudge: Sendable {
                 kept: kept.map(\.cell), of: kept.count, pooledScaleDB: keptScale, assessments: [])
         }
 
+        var characters: [LocalHour: CellCharacter] = [:]
+        for (hour, kept) in counted where cells[hour] != nil {
+            let pieces = kept.compactMap { piece in
+                prepared[piece.checkinIndex].hours[piece.hourIndex].character.map {
+                    (piece: $0, modelOffsetDB: checkins[piece.checkinIndex].modelOffsetDB)
+                }
+            }
+            if let character = CellCharacter.pooled(pieces) { characters[hour] = character }
+        }
+
         let residuals = residualsByPiece(checkins: checkins, prepared: prepared, counted: counted)
         let judgements = checkins.indices.map { index in
             judgement(
@@ -103,7 +117,7 @@ public struct VenueJudge: Sendable {
                 measured: cells, covered: Set(estimates.keys), neighbours: neighbours)
             estimates.merge(nearby) { pattern, _ in pattern }
         }
-        return VenueJudgement(checkins: judgements, cells: cells, estimates: estimates)
+        return VenueJudgement(checkins: judgements, cells: cells, estimates: estimates, characters: characters)
     }
 
     /// Which check-ins the cell test rejects, and every piece's z-score and flag, by check-in
@@ -142,7 +156,9 @@ public struct VenueJudge: Sendable {
     private func prepare(_ checkin: VenueCheckin) -> Prepared {
         let cleaning =
             checkin.summary
-            ?? CleaningSummary(cleaning: checkin.samples, localHours: checkin.localHours, cleaner: cleaner)
+            ?? CleaningSummary(
+                cleaning: checkin.samples, localHours: checkin.localHours, cleaner: cleaner, spectra: checkin.spectra,
+                characterRules: characterRules)
         let usable = checkin.forcedInclusion || (checkin.exclusionReasons.isEmpty && cleaning.isAccepted)
         return Prepared(cleaning: cleaning, usable: usable)
     }

@@ -8,13 +8,18 @@ public struct VenueJudgement: Sendable, Equatable {
     /// Estimates for cells without data, from the venue's own pattern (``PatternEstimator``);
     /// never for a cell in ``cells``.
     public let estimates: [LocalHour: PatternEstimate]
+    /// The sound character of measured cells with enough of it (``CellCharacter``); never of an
+    /// estimate.
+    public let characters: [LocalHour: CellCharacter]
 
-    /// `init(checkins:cells:estimates:)`: memberwise.
+    /// `init(checkins:cells:estimates:characters:)`: memberwise.
     public init(
-        checkins: [CheckinJudgement], cells: [LocalHour: CellEstimate], estimates: [LocalHour: PatternEstimate] = [:]
+        checkins: [CheckinJudgement], cells: [LocalHour: CellEstimate], estimates: [LocalHour: PatternEstimate] = [:],
+        characters: [LocalHour: CellCharacter] = [:]
     ) {
         self.checkins = checkins
         self.cells = cells
         self.estimates = estimates
+        self.characters = characters
     }
 }
