@@ -184,7 +184,7 @@ public struct Aggregator: Sendable {
                     l50DBFS: statistics.l50DBFS, l90DBFS: statistics.l90DBFS, maxPeakDBFS: statistics.maxPeakDBFS,
                     validSeconds: statistics.validSeconds, modelOffsetDB: venueCheckin.modelOffsetDB,
                     counted: hour.counted, outlier: hour.isOutlier, modifiedZ: hour.modifiedZ,
-                    residualDB: hour.residualDB, otherDevices: hour.otherDeviceCount)
+                    residualDB: hour.residualDB, otherDevices: hour.otherDeviceCount, character: statistics.character)
             }
             let row = AggregationResult.Judgement(
                 checkinID: checkin.id, status: judgement.status, reasons: judgement.reasons,
@@ -225,7 +225,7 @@ public struct Aggregator: Sendable {
                 weekday: hour.weekday, hour: hour.hour, levelDBFS: estimate.levelDB,
                 rangeLowDBFS: estimate.rangeDB.lowerBound, rangeHighDBFS: estimate.rangeDB.upperBound,
                 scaleDB: estimate.scaleDB, checkins: estimate.includedCheckinCount, devices: estimate.deviceCount,
-                confidence: estimate.confidence.rawValue)
+                confidence: estimate.confidence.rawValue, character: judged.characters[hour])
         }
         let estimated = judged.estimates.map { hour, estimate in
             StoredCell(
@@ -268,7 +268,7 @@ public struct Aggregator: Sendable {
                     HourStatistics(
                         localHour: LocalHour(weekday: hour.weekday, hour: hour.hour), leqDBFS: hour.leqDBFS,
                         l10DBFS: hour.l10DBFS, l50DBFS: hour.l50DBFS, l90DBFS: hour.l90DBFS,
-                        maxPeakDBFS: hour.maxPeakDBFS, validSeconds: hour.validSeconds)
+                        maxPeakDBFS: hour.maxPeakDBFS, validSeconds: hour.validSeconds, character: hour.character)
                 })
             return VenueCheckin(
                 id: checkin.id.uuidString, deviceID: String(checkin.deviceKey), summary: summary,
@@ -281,11 +281,18 @@ public struct Aggregator: Sendable {
                 offsetsSeconds: offsets, averageDBFS: raw.averageDBFS.map(Double.init),
                 peakDBFS: raw.peakDBFS.map(Double.init))
         else { return nil }
+        let spectra: SpectralSamples?
+        do {
+            spectra = try SpectralSamples(
+                count: samples.count, lceqDdB: raw.lceqDdB, bandIndexes: raw.bandIndexes, bandsDdB: raw.bandsDdB)
+        } catch {
+            return nil  // LCeq or bands that do not line up with the samples
+        }
         let localHours = VenueClock.localHours(
             start: checkin.startedAt, offsetsSeconds: offsets, utcOffsetsMinutes: raw.utcOffsetsMinutes.map(Int.init),
             venueClock: clock)
         return try? VenueCheckin(
             id: checkin.id.uuidString, deviceID: String(checkin.deviceKey), samples: samples, localHours: localHours,
-            modelOffsetDB: checkin.modelOffsetDB, exclusionReasons: reasons, forcedInclusion: forced)
+            modelOffsetDB: checkin.modelOffsetDB, exclusionReasons: reasons, forcedInclusion: forced, spectra: spectra)
     }
 }

@@ -77,9 +77,26 @@ public struct LoudnessReads: Sendable {
         public var confidence: String
         /// What an estimated cell rests on; `nil` for a cell measured by check-ins.
         public var basis: PatternEstimate.Basis?
+        /// What kind of loud the cell is, when enough of its check-ins carried LCeq or bands;
+        /// never for an estimate. v2 only.
+        public var character: Character? = nil
 
         /// Predicted from other hours or venues, not measured: never shown to `/api/v1`.
         public var estimated: Bool { basis != nil }
+    }
+
+    /// A cell's sound character as reported (docs/ARCHITECTURE.md, "Sound character").
+    public struct Character: Sendable, Equatable {
+        /// Share of the seconds in windows of each label, rounded to 0.01 (every label present).
+        public var shares: [SoundClass: Double]
+        /// Median LC − LA of the seconds, dB rounded to 0.1; nil when none carried LCeq.
+        public var lcMinusLaDB: Double?
+        /// LA90 of the seconds in calibrated dB (model and reference offsets), rounded to 0.1.
+        public var la90DB: Double
+        /// How hard talking is at the cell's (rounded, calibrated) level.
+        public var conversation: ConversationBand
+        public var seconds: Int
+        public var checkins: Int
     }
 
     /// A venue's weekday × hour grid with the bands it was labelled with.
@@ -127,7 +144,18 @@ public struct LoudnessReads: Sendable {
                 cell.rangeLowDBFS + referenceOffsetDB)...Self.rounded(
                     cell.rangeHighDBFS + referenceOffsetDB),
             label: Self.label(ofCalibratedDB: level, bands: bands), checkins: cell.checkins, devices: cell.devices,
-            confidence: cell.confidence, basis: cell.basis)
+            confidence: cell.confidence, basis: cell.basis,
+            character: cell.character.map { character($0, levelDB: level) })
+    }
+
+    /// A stored character as reported beside a cell of calibrated (rounded) level `levelDB`.
+    func character(_ stored: CellCharacter, levelDB: Double) -> Character {
+        Character(
+            shares: Dictionary(
+                uniqueKeysWithValues: SoundClass.allCases.map { ($0, (stored.share(of: $0) * 100).rounded() / 100) }),
+            lcMinusLaDB: stored.lcMinusLaDB.map(Self.rounded),
+            la90DB: Self.rounded(stored.la90DBFS + referenceOffsetDB),
+            conversation: ConversationBand(calibratedDB: levelDB), seconds: stored.seconds, checkins: stored.checkins)
     }
 
     /// The venue's overall level: the median of its measured cells' calibrated levels (each

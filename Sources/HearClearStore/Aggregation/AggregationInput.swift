@@ -57,15 +57,22 @@ public struct AggregationInput: Sendable, Equatable {
         public var utcOffsetsMinutes: [Int16]
         public var averageDBFS: [Float]
         public var peakDBFS: [Float]
+        /// LCeq and band levels as stored (0.1 dB; see ``CheckinSubmission``), nil for none.
+        public var lceqDdB: [Int16]?
+        public var bandIndexes: [Int16]?
+        public var bandsDdB: [Int16]?
 
         public init(
             offsetsSeconds: [Int32], utcOffsetsMinutes: [Int16], averageDBFS: [Float],
-            peakDBFS: [Float]
+            peakDBFS: [Float], lceqDdB: [Int16]? = nil, bandIndexes: [Int16]? = nil, bandsDdB: [Int16]? = nil
         ) {
             self.offsetsSeconds = offsetsSeconds
             self.utcOffsetsMinutes = utcOffsetsMinutes
             self.averageDBFS = averageDBFS
             self.peakDBFS = peakDBFS
+            self.lceqDdB = lceqDdB
+            self.bandIndexes = bandIndexes
+            self.bandsDdB = bandsDdB
         }
     }
 

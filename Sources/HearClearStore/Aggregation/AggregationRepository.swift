@@ -55,7 +55,10 @@ public struct AggregationRepository: Sendable {
                    CASE WHEN c.cleaned_at IS NULL THEN c.utc_offsets_min END,
                    CASE WHEN c.cleaned_at IS NULL THEN c.average_dbfs END,
                    CASE WHEN c.cleaned_at IS NULL THEN c.peak_dbfs END,
-                   a.decision
+                   a.decision,
+                   CASE WHEN c.cleaned_at IS NULL THEN c.lceq_ddb END,
+                   CASE WHEN c.cleaned_at IS NULL THEN c.band_indexes END,
+                   CASE WHEN c.cleaned_at IS NULL THEN c.bands_ddb END
             FROM checkins c
             JOIN devices d ON d.id = c.device_id
             LEFT JOIN device_model_offsets o ON o.model = d.model
@@ -87,6 +90,9 @@ public struct AggregationRepository: Sendable {
             let averages: [Float]? = try column.next()
             let peaks: [Float]? = try column.next()
             let adminDecision: String? = try column.next()
+            let lceq: [Int16]? = try column.next()
+            let bandIndexes: [Int16]? = try column.next()
+            let bands: [Int16]? = try column.next()
             var raw: AggregationInput.Raw?
             var stored: AggregationInput.Stored?
             if cleaned {
@@ -96,7 +102,7 @@ public struct AggregationRepository: Sendable {
             } else if let offsets, let zones, let averages, let peaks {
                 raw = .init(
                     offsetsSeconds: offsets, utcOffsetsMinutes: zones, averageDBFS: averages,
-                    peakDBFS: peaks)
+                    peakDBFS: peaks, lceqDdB: lceq, bandIndexes: bandIndexes, bandsDdB: bands)
             }
             checkins[venueID, default: []].append(
                 .init(
@@ -233,10 +239,11 @@ public struct AggregationRepository: Sendable {
             INSERT INTO checkin_hours (
                 checkin_id, venue_id, device_id, weekday, hour, leq_dbfs, l10_dbfs, l50_dbfs, l90_dbfs,
                 max_peak_dbfs, valid_seconds, model_offset_db, counted, outlier, modified_z, residual_db,
-                other_devices)
+                other_devices, character_class_seconds, character_la_ddb, character_lc_minus_la_ddb)
             SELECT h.checkin_id, h.venue_id, h.device_id, h.weekday, h.hour, h.leq, h.l10, h.l50, h.l90, h.peak,
                    h.valid, h.model_offset, h.counted, h.outlier, NULLIF(h.z, 'NaN'::real),
-                   NULLIF(h.residual, 'NaN'::real), h.others
+                   NULLIF(h.residual, 'NaN'::real), h.others, NULLIF(h.classes, '')::smallint[],
+                   NULLIF(h.levels, '')::smallint[], NULLIF(h.differences, '')::smallint[]
             FROM unnest(
                 \(hours.map(\.checkinID))::uuid[], \(rows.map(\.venueID))::bigint[], \(hours.map(\.deviceKey))::bigint[],
                 \(hours.map { Int16($0.weekday) })::smallint[], \(hours.map { Int16($0.hour) })::smallint[],
@@ -245,9 +252,14 @@ public struct AggregationRepository: Sendable {
                 \(hours.map { Float($0.maxPeakDBFS) })::real[], \(hours.map { Int32($0.validSeconds) })::integer[],
                 \(hours.map { Float($0.modelOffsetDB) })::real[], \(hours.map(\.counted))::boolean[],
                 \(hours.map(\.outlier))::boolean[], \(hours.map { Float($0.modifiedZ ?? .nan) })::real[],
-                \(hours.map { Float($0.residualDB ?? .nan) })::real[], \(hours.map { Int32($0.otherDevices) })::integer[])
+                \(hours.map { Float($0.residualDB ?? .nan) })::real[], \(hours.map { Int32($0.otherDevices) })::integer[],
+                \(hours.map { $0.character.map { AggregationResult.Hour.arrayLiteral($0.classSeconds) } ?? "" })::text[],
+                \(hours.map { $0.character.map { AggregationResult.Hour.arrayLiteral($0.levelsDdB) } ?? "" })::text[],
+                \(hours.map { hour in
+                    hour.character.flatMap { $0.lcMinusLaDdB.isEmpty ? nil : AggregationResult.Hour.arrayLiteral($0.lcMinusLaDdB) } ?? ""
+                })::text[])
               AS h(checkin_id, venue_id, device_id, weekday, hour, leq, l10, l50, l90, peak, valid, model_offset, counted,
-                   outlier, z, residual, others)
+                   outlier, z, residual, others, classes, levels, differences)
             """,
             logger: logger)
     }
@@ -345,23 +357,36 @@ public struct AggregationRepository: Sendable {
             """
             INSERT INTO loudness_cells (
                 venue_id, weekday, hour, level_dbfs, range_low_dbfs, range_high_dbfs, scale_db, checkins, devices,
-                confidence, estimated, basis, calibration_fit_id)
+                confidence, estimated, basis, calibration_fit_id, character_seconds, character_checkins,
+                character_class_seconds, character_lc_minus_la_db, character_la90_dbfs)
             SELECT c.venue_id, c.weekday, c.hour, c.level, c.low, c.high, c.scale, c.checkins, c.devices, c.confidence,
-                   c.basis <> '', NULLIF(c.basis, ''), calibration_fit_in_force()
+                   c.basis <> '', NULLIF(c.basis, ''), calibration_fit_in_force(), NULLIF(c.character_seconds, 0),
+                   NULLIF(c.character_checkins, 0), NULLIF(c.classes, '')::integer[],
+                   NULLIF(c.lc_minus_la, 'NaN'::real), NULLIF(c.la90, 'NaN'::real)
             FROM unnest(
                 \(upserted.map(\.venueID))::bigint[],
                 \(cells.map { Int16($0.weekday) })::smallint[], \(cells.map { Int16($0.hour) })::smallint[],
                 \(cells.map { Float($0.levelDBFS) })::real[], \(cells.map { Float($0.rangeLowDBFS) })::real[],
                 \(cells.map { Float($0.rangeHighDBFS) })::real[], \(cells.map { Float($0.scaleDB) })::real[],
                 \(cells.map { Int32($0.checkins) })::integer[], \(cells.map { Int32($0.devices) })::integer[],
-                \(cells.map(\.confidence))::text[], \(cells.map { $0.basis?.rawValue ?? "" })::text[])
-              AS c(venue_id, weekday, hour, level, low, high, scale, checkins, devices, confidence, basis)
+                \(cells.map(\.confidence))::text[], \(cells.map { $0.basis?.rawValue ?? "" })::text[],
+                \(cells.map { Int32($0.character?.seconds ?? 0) })::integer[],
+                \(cells.map { Int32($0.character?.checkins ?? 0) })::integer[],
+                \(cells.map { $0.character.map { AggregationResult.Hour.arrayLiteral($0.classSeconds) } ?? "" })::text[],
+                \(cells.map { Float($0.character?.lcMinusLaDB ?? .nan) })::real[],
+                \(cells.map { Float($0.character?.la90DBFS ?? .nan) })::real[])
+              AS c(venue_id, weekday, hour, level, low, high, scale, checkins, devices, confidence, basis,
+                   character_seconds, character_checkins, classes, lc_minus_la, la90)
             ON CONFLICT (venue_id, weekday, hour) DO UPDATE SET
                 level_dbfs = EXCLUDED.level_dbfs, range_low_dbfs = EXCLUDED.range_low_dbfs,
                 range_high_dbfs = EXCLUDED.range_high_dbfs, scale_db = EXCLUDED.scale_db,
                 checkins = EXCLUDED.checkins, devices = EXCLUDED.devices, confidence = EXCLUDED.confidence,
                 estimated = EXCLUDED.estimated, basis = EXCLUDED.basis,
-                calibration_fit_id = EXCLUDED.calibration_fit_id, updated_at = now()
+                calibration_fit_id = EXCLUDED.calibration_fit_id, character_seconds = EXCLUDED.character_seconds,
+                character_checkins = EXCLUDED.character_checkins,
+                character_class_seconds = EXCLUDED.character_class_seconds,
+                character_lc_minus_la_db = EXCLUDED.character_lc_minus_la_db,
+                character_la90_dbfs = EXCLUDED.character_la90_dbfs, updated_at = now()
             """,
             logger: logger)
     }

@@ -49,11 +49,15 @@ public struct AggregationResult: Sendable, Equatable {
         public var modifiedZ: Double?
         public var residualDB: Double?
         public var otherDevices: Int
+        /// The piece's sound character (`character_*`), from its cleaning; nil when the check-in
+        /// carries neither LCeq nor bands. Written with the row, never rewritten.
+        public var character: PieceCharacter?
 
         public init(
             checkinID: UUID, deviceKey: Int64, weekday: Int, hour: Int, leqDBFS: Double, l10DBFS: Double,
             l50DBFS: Double, l90DBFS: Double, maxPeakDBFS: Double, validSeconds: Int, modelOffsetDB: Double,
-            counted: Bool, outlier: Bool, modifiedZ: Double?, residualDB: Double?, otherDevices: Int
+            counted: Bool, outlier: Bool, modifiedZ: Double?, residualDB: Double?, otherDevices: Int,
+            character: PieceCharacter? = nil
         ) {
             self.checkinID = checkinID
             self.deviceKey = deviceKey
@@ -71,6 +75,7 @@ public struct AggregationResult: Sendable, Equatable {
             self.modifiedZ = modifiedZ
             self.residualDB = residualDB
             self.otherDevices = otherDevices
+            self.character = character
         }
     }
 
@@ -143,11 +148,22 @@ extension AggregationResult.Hour {
     static let columns = """
         h.checkin_id, h.device_id, h.weekday, h.hour, h.leq_dbfs, h.l10_dbfs, h.l50_dbfs, h.l90_dbfs,
         h.max_peak_dbfs, h.valid_seconds, h.model_offset_db, h.counted, h.outlier, h.modified_z, h.residual_db,
-        h.other_devices
+        h.other_devices, h.character_class_seconds, h.character_la_ddb, h.character_lc_minus_la_ddb
         """
 
     /// A row from ``columns``.
     init(reading columns: inout ColumnReader) throws {
+        try self.init(readingLevels: &columns)
+        let classes: [Int16]? = try columns.next()
+        let levels: [Int16]? = try columns.next()
+        let differences: [Int16]? = try columns.next()
+        if let classes, let levels {
+            character = PieceCharacter(
+                classSeconds: classes.map(Int.init), levelsDdB: levels, lcMinusLaDdB: differences ?? [])
+        }
+    }
+
+    private init(readingLevels columns: inout ColumnReader) throws {
         self.init(
             checkinID: try columns.next(), deviceKey: try columns.next(), weekday: Int(try columns.next(Int16.self)),
             hour: Int(try columns.next(Int16.self)), leqDBFS: Double(try columns.next(Float.self)),
@@ -157,6 +173,12 @@ extension AggregationResult.Hour {
             counted: try columns.next(), outlier: try columns.next(),
             modifiedZ: try columns.next(Float?.self).map(Double.init),
             residualDB: try columns.next(Float?.self).map(Double.init), otherDevices: Int(try columns.next(Int32.self)))
+    }
+
+    /// `{1,2,3}`: an array as PostgreSQL reads it from text (for arrays of arrays, which
+    /// PostgresNIO cannot bind).
+    static func arrayLiteral(_ values: [some BinaryInteger]) -> String {
+        "{" + values.map { String($0) }.joined(separator: ",") + "}"
     }
 
     /// The row as it reads back from the database: every number at `real` precision.
@@ -182,6 +204,8 @@ extension StoredCell {
         cell.rangeLowDBFS = real(rangeLowDBFS)
         cell.rangeHighDBFS = real(rangeHighDBFS)
         cell.scaleDB = real(scaleDB)
+        cell.character?.lcMinusLaDB = character?.lcMinusLaDB.map(real)
+        if let la90 = character?.la90DBFS { cell.character?.la90DBFS = real(la90) }
         return cell
     }
 }

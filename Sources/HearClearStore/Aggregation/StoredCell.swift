@@ -20,13 +20,17 @@ public struct StoredCell: Sendable, Equatable {
     /// `nil` for a measured cell.
     public var basis: PatternEstimate.Basis?
     public var updatedAt: Date
+    /// The measured cell's sound character, when it has one (`character_*`). Read only with
+    /// ``characterColumns``; nil from ``columns`` alone.
+    public var character: CellCharacter?
 
     /// An estimated cell: predicted, not measured.
     public var estimated: Bool { basis != nil }
 
     public init(
         weekday: Int, hour: Int, levelDBFS: Double, rangeLowDBFS: Double, rangeHighDBFS: Double, scaleDB: Double,
-        checkins: Int, devices: Int, confidence: String, basis: PatternEstimate.Basis? = nil, updatedAt: Date = Date()
+        checkins: Int, devices: Int, confidence: String, basis: PatternEstimate.Basis? = nil, updatedAt: Date = Date(),
+        character: CellCharacter? = nil
     ) {
         self.weekday = weekday
         self.hour = hour
@@ -39,6 +43,7 @@ public struct StoredCell: Sendable, Equatable {
         self.confidence = confidence
         self.basis = basis
         self.updatedAt = updatedAt
+        self.character = character
     }
 
     /// Where the cell is in the week.
@@ -50,7 +55,19 @@ public struct StoredCell: Sendable, Equatable {
         return position == other.position && same(levelDBFS, other.levelDBFS)
             && same(rangeLowDBFS, other.rangeLowDBFS) && same(rangeHighDBFS, other.rangeHighDBFS)
             && same(scaleDB, other.scaleDB) && checkins == other.checkins && devices == other.devices
-            && confidence == other.confidence && basis == other.basis
+            && confidence == other.confidence && basis == other.basis && sameCharacter(as: other)
+    }
+
+    /// Same character, its levels at `real` precision.
+    func sameCharacter(as other: StoredCell) -> Bool {
+        switch (character, other.character) {
+        case (nil, nil): return true
+        case (let a?, let b?):
+            return a.seconds == b.seconds && a.checkins == b.checkins && a.classSeconds == b.classSeconds
+                && a.lcMinusLaDB.map(Float.init) == b.lcMinusLaDB.map(Float.init)
+                && Float(a.la90DBFS) == Float(b.la90DBFS)
+        default: return false
+        }
     }
 }
 
@@ -60,6 +77,28 @@ extension StoredCell {
         l.weekday, l.hour, l.level_dbfs, l.range_low_dbfs, l.range_high_dbfs, l.scale_db, l.checkins, l.devices,
         l.confidence, l.basis, l.updated_at
         """
+
+    /// The character columns, as `l.…`, after ``columns``, in the order ``readCharacter(_:)`` reads them.
+    static let characterColumns = """
+        l.character_seconds, l.character_checkins, l.character_class_seconds, l.character_lc_minus_la_db,
+        l.character_la90_dbfs
+        """
+
+    /// Reads ``characterColumns`` into ``character``.
+    mutating func readCharacter(_ columns: inout ColumnReader) throws {
+        let seconds: Int32? = try columns.next()
+        let checkins: Int32? = try columns.next()
+        let classes: [Int32]? = try columns.next()
+        let difference: Float? = try columns.next()
+        let la90: Float? = try columns.next()
+        guard let seconds, let checkins, let classes, let la90 else {
+            character = nil
+            return
+        }
+        character = CellCharacter(
+            seconds: Int(seconds), checkins: Int(checkins), classSeconds: classes.map(Int.init),
+            lcMinusLaDB: difference.map(Double.init), la90DBFS: Double(la90))
+    }
 
     /// A cell from ``columns``.
     init(reading columns: inout ColumnReader) throws {

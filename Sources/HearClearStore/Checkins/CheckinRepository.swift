@@ -120,12 +120,14 @@ public struct CheckinRepository: Sendable {
                 INSERT INTO checkins (
                     id, venue_id, device_id, source, started_at, ended_at, sample_count, offsets_s, utc_offsets_min,
                     average_dbfs, peak_dbfs, zone_guessed, location_latitude, location_longitude,
-                    location_accuracy_m, distance_m, receipt_status, receipt_reasons, status, reasons)
+                    location_accuracy_m, distance_m, receipt_status, receipt_reasons, status, reasons, lceq_ddb,
+                    band_indexes, bands_ddb)
                 SELECT
                     \(s.id), \(venueID), \(deviceID), \(s.source.rawValue), \(s.startedAt), \(s.endedAt),
                     \(s.offsetsSeconds.count), \(s.offsetsSeconds), \(s.utcOffsetsMinutes), \(s.averageDBFS),
                     \(s.peakDBFS), \(s.zoneGuessed), \(s.location?.latitude), \(s.location?.longitude),
-                    \(s.location?.accuracyMetres), \(verdict.distanceMetres), v.status, v.reasons, v.status, v.reasons
+                    \(s.location?.accuracyMetres), \(verdict.distanceMetres), v.status, v.reasons, v.status, v.reasons,
+                    \(s.lceqDdB)::smallint[], \(s.bandIndexes)::smallint[], \(s.bandsDdB)::smallint[]
                 FROM verdict v
                 ON CONFLICT (id) DO NOTHING
                 RETURNING venue_id, received_at, receipt_status, receipt_reasons),

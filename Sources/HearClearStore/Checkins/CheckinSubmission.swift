@@ -45,11 +45,19 @@ public struct CheckinSubmission: Sendable, Equatable {
     public var averageDBFS: [Float]
     public var peakDBFS: [Float]
     public var zoneGuessed: Bool
+    /// Each sample's LCeq, 0.1 dB (dBFS × 10); nil when the check-in carries none (`lceq_ddb`).
+    public var lceqDdB: [Int16]?
+    /// The third-octave bands every sample carries, ascending numbers 0 (50 Hz) … 23 (10 kHz);
+    /// nil for none (`band_indexes`).
+    public var bandIndexes: [Int16]?
+    /// Their levels, 0.1 dB, sample-major (`bands_ddb`); nil for none.
+    public var bandsDdB: [Int16]?
 
     public init(
         id: UUID, venue: VenueReference, deviceID: String, deviceModel: String?, location: Location?,
         source: CheckinSource, startedAt: Date, offsetsSeconds: [Int32], utcOffsetsMinutes: [Int16],
-        averageDBFS: [Float], peakDBFS: [Float], zoneGuessed: Bool = false
+        averageDBFS: [Float], peakDBFS: [Float], zoneGuessed: Bool = false, lceqDdB: [Int16]? = nil,
+        bandIndexes: [Int16]? = nil, bandsDdB: [Int16]? = nil
     ) {
         self.id = id
         self.venue = venue
@@ -63,6 +71,9 @@ public struct CheckinSubmission: Sendable, Equatable {
         self.averageDBFS = averageDBFS
         self.peakDBFS = peakDBFS
         self.zoneGuessed = zoneGuessed
+        self.lceqDdB = lceqDdB
+        self.bandIndexes = bandIndexes
+        self.bandsDdB = bandsDdB
     }
 
     public var endedAt: Date { startedAt.addingTimeInterval(TimeInterval(offsetsSeconds.last ?? 0)) }

@@ -24,6 +24,10 @@ public struct StoredCheckin: Sendable, Equatable {
     public var judgedAt: Date?
     public var zoneGuessed: Bool
     public var receipt: CheckinReceipt
+    /// LCeq and band levels as sent (see ``CheckinSubmission``); nil when it carries none.
+    public var lceqDdB: [Int16]? = nil
+    public var bandIndexes: [Int16]? = nil
+    public var bandsDdB: [Int16]? = nil
 
     /// Same content as `submission`: what a retry of the same request would carry. Times are
     /// compared to the millisecond (PostgreSQL keeps microseconds).
@@ -34,6 +38,7 @@ public struct StoredCheckin: Sendable, Equatable {
             && offsetsSeconds == submission.offsetsSeconds && utcOffsetsMinutes == submission.utcOffsetsMinutes
             && averageDBFS == submission.averageDBFS
             && peakDBFS == submission.peakDBFS && location == submission.location
+            && lceqDdB == submission.lceqDdB && bandIndexes == submission.bandIndexes && bandsDdB == submission.bandsDdB
     }
 }
 
@@ -48,7 +53,8 @@ extension CheckinRepository {
             SELECT c.id, v.external_id, d.client_id, d.model, c.source, c.started_at, c.offsets_s,
                    c.average_dbfs, c.peak_dbfs, c.location_latitude, c.location_longitude,
                    c.location_accuracy_m, c.distance_m, c.status, c.reasons, c.level_dbfs, c.valid_seconds,
-                   c.judged_at, c.zone_guessed, c.receipt_status, c.receipt_reasons, c.received_at, c.utc_offsets_min
+                   c.judged_at, c.zone_guessed, c.receipt_status, c.receipt_reasons, c.received_at, c.utc_offsets_min,
+                   c.lceq_ddb, c.band_indexes, c.bands_ddb
             FROM checkins c JOIN venues v ON v.id = c.venue_id JOIN devices d ON d.id = c.device_id
             WHERE c.id = \(id)
             """,
@@ -79,6 +85,9 @@ extension CheckinRepository {
             let receiptReasons: [String] = try c.next()
             let receivedAt: Date = try c.next()
             let zones: [Int16] = try c.next()
+            let lceq: [Int16]? = try c.next()
+            let bandIndexes: [Int16]? = try c.next()
+            let bands: [Int16]? = try c.next()
             var location: CheckinSubmission.Location?
             if let latitude, let longitude {
                 location = .init(latitude: latitude, longitude: longitude, accuracyMetres: accuracy)
@@ -94,7 +103,8 @@ extension CheckinRepository {
                 utcOffsetsMinutes: zones, averageDBFS: averages, peakDBFS: peaks, location: location,
                 distanceMetres: distance, status: status, reasons: reasons.map(JudgementReason.init(rawValue:)),
                 levelDBFS: level,
-                validSeconds: validSeconds, judgedAt: judgedAt, zoneGuessed: zoneGuessed, receipt: receipt
+                validSeconds: validSeconds, judgedAt: judgedAt, zoneGuessed: zoneGuessed, receipt: receipt,
+                lceqDdB: lceq, bandIndexes: bandIndexes, bandsDdB: bands
             )
         }
         return nil

@@ -13,18 +13,20 @@ public struct LoudnessRepository: Sendable {
         self.logger = logger
     }
 
-    /// The venue's cells, Monday 0:00 first.
+    /// The venue's cells with their sound character, Monday 0:00 first.
     public func cells(venueID: Int64) async throws -> [StoredCell] {
         let rows = try await client.query(
             """
-            SELECT \(unescaped: StoredCell.columns) FROM loudness_cells l
+            SELECT \(unescaped: StoredCell.columns), \(unescaped: StoredCell.characterColumns) FROM loudness_cells l
             WHERE l.venue_id = \(venueID) ORDER BY l.weekday, l.hour
             """,
             logger: logger)
         var cells: [StoredCell] = []
         for try await row in rows {
             var columns = ColumnReader(row)
-            cells.append(try StoredCell(reading: &columns))
+            var cell = try StoredCell(reading: &columns)
+            try cell.readCharacter(&columns)
+            cells.append(cell)
         }
         return cells
     }
