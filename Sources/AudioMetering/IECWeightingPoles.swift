@@ -1,6 +1,7 @@
 import Foundation
 
-/// The analogue poles of IEC 61672-1's frequency weightings, and the biquads A and C share.
+/// The analogue poles of IEC 61672-1's frequency weightings, and the biquads A and C share
+/// (``FrequencyWeightings``).
 ///
 /// Both weightings have a double pole at 20.598997 Hz (with s² above it) and a double pole at
 /// 12194.217 Hz; A adds single poles at 107.65265 and 737.86223 Hz (with another s²). Each

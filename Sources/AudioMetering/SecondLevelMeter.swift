@@ -1,11 +1,10 @@
-/// Accumulates interleaved frames into one `LevelSample` per second, one A- and one C-weighting
-/// filter per channel with state carried across seconds. Band levels are filled in later, from
+/// Accumulates interleaved frames into one `LevelSample` per second, one A- and C-weighting filter
+/// per channel with state carried across seconds. Band levels are filled in later, from
 /// ``SpectralMeter``.
 struct SecondLevelMeter {
     let sampleRate: Int
     let channelCount: Int
-    private var aFilters: [AWeightingFilter]
-    private var cFilters: [CWeightingFilter]
+    private var filters: [FrequencyWeightings]
     private var sumOfSquares = 0.0
     private var aSumOfSquares = 0.0
     private var cSumOfSquares = 0.0
@@ -16,8 +15,7 @@ struct SecondLevelMeter {
     init(sampleRate: Int, channelCount: Int) {
         self.sampleRate = sampleRate
         self.channelCount = channelCount
-        aFilters = Array(repeating: AWeightingFilter(sampleRate: Double(sampleRate)), count: channelCount)
-        cFilters = Array(repeating: CWeightingFilter(sampleRate: Double(sampleRate)), count: channelCount)
+        filters = Array(repeating: FrequencyWeightings(sampleRate: Double(sampleRate)), count: channelCount)
     }
 
     var framesLeftInSecond: Int { sampleRate - framesInSecond }
@@ -26,8 +24,7 @@ struct SecondLevelMeter {
     mutating func consume(_ interleaved: UnsafeBufferPointer<Float>, frameCount: Int) {
         precondition(frameCount <= framesLeftInSecond && frameCount * channelCount <= interleaved.count)
         for channel in 0..<channelCount {
-            var aFilter = aFilters[channel]
-            var cFilter = cFilters[channel]
+            var filter = filters[channel]
             var squares = 0.0
             var aSquares = 0.0
             var cSquares = 0.0
@@ -36,18 +33,15 @@ struct SecondLevelMeter {
             for _ in 0..<frameCount {
                 let sample = interleaved[index]
                 let x = Double(sample)
-                let a = aFilter.process(x)
-                let c = cFilter.process(x)
+                let (a, c) = filter.process(x)
                 squares += x * x
                 aSquares += a * a
                 cSquares += c * c
                 channelPeak = max(channelPeak, abs(sample))
                 index += channelCount
             }
-            aFilter.flushTinyState()
-            cFilter.flushTinyState()
-            aFilters[channel] = aFilter
-            cFilters[channel] = cFilter
+            filter.flushTinyState()
+            filters[channel] = filter
             sumOfSquares += squares
             aSumOfSquares += aSquares
             cSumOfSquares += cSquares

@@ -41,7 +41,8 @@ final class SpectralMeter {
     private let shortSpectrum: PooledPowerSpectrum
     private let shortMap: BandBinMap
     private let decimator: Decimator
-    private let decimated: UnsafeMutablePointer<Float>
+    private var decimated: UnsafeMutablePointer<Float>
+    private var decimatedCapacity: Int
     private let longFrames: OverlappingFrames
     private let longSpectrum: PooledPowerSpectrum
     private let longMap: BandBinMap
@@ -77,8 +78,8 @@ final class SpectralMeter {
         let factor = max(1, sampleRate / Self.decimatedMinimumRate)
         let decimator = Decimator(factor: factor, channelCount: channelCount, sampleRate: rate)
         self.decimator = decimator
-        decimated = .allocate(capacity: channelCount)
-        decimated.initialize(repeating: 0, count: channelCount)
+        decimatedCapacity = AudioMeter.chunkFrames / factor + 1
+        decimated = .allocate(capacity: decimatedCapacity * channelCount)
         let decimatedRate = rate / Double(factor)
         let longLength = FFTLength.nice(atLeast: decimatedRate * Self.longFrameSeconds, multipleOf: 4)
         longFrames = OverlappingFrames(
@@ -111,9 +112,19 @@ final class SpectralMeter {
             done += run
         }
         // Long frames: decimate, then frame.
-        for n in 0..<frameCount where decimator.push(interleaved, at: n * channelCount, output: decimated) {
-            let values = decimated
-            if longFrames.append({ values[$0] }) { longFrameComplete() }
+        if decimatedCapacity < frameCount / decimator.factor + 1 {
+            decimated.deallocate()
+            decimatedCapacity = frameCount / decimator.factor + 1
+            decimated = .allocate(capacity: decimatedCapacity * channelCount)
+        }
+        let outputs = decimator.process(interleaved, frameCount: frameCount, into: decimated)
+        let decimatedFrames = UnsafeBufferPointer(start: decimated, count: outputs * channelCount)
+        done = 0
+        while done < outputs {
+            let run = min(outputs - done, longFrames.samplesUntilFrame)
+            let slice = UnsafeBufferPointer(rebasing: decimatedFrames[(done * channelCount)...])
+            if longFrames.append(interleaved: slice, count: run) { longFrameComplete() }
+            done += run
         }
     }
 

@@ -79,17 +79,6 @@ final class OverlappingFrames {
     /// Samples this stream may take before the next frame is full.
     var samplesUntilFrame: Int { untilFrame }
 
-    /// Appends one sample per channel, `values(channel)`; returns true when a frame is complete.
-    @inline(__always)
-    func append(_ value: (Int) -> Float) -> Bool {
-        for channel in 0..<channelCount { rings[channel * length + writeIndex] = value(channel) }
-        writeIndex += 1
-        if writeIndex == length { writeIndex = 0 }
-        written += 1
-        untilFrame -= 1
-        return untilFrame == 0
-    }
-
     /// Appends `count` interleaved frames starting at `interleaved[0]` (stride `channelCount`);
     /// `count` must not exceed ``samplesUntilFrame``. Returns true when a frame is complete.
     func append(interleaved: UnsafeBufferPointer<Float>, count: Int) -> Bool {
@@ -111,11 +100,11 @@ final class OverlappingFrames {
     /// (`length` samples). Call for every channel, then ``advance()``.
     func windowedFrame(channel: Int, into output: UnsafeMutableBufferPointer<Float>) {
         let ring = rings.baseAddress! + channel * length
-        var index = writeIndex
-        for i in 0..<length {
-            output[i] = ring[index] * window[i]
-            index += 1
-            if index == length { index = 0 }
+        let first = length - writeIndex
+        window.withUnsafeBufferPointer { window in
+            // The oldest samples run from writeIndex to the ring's end, the newest from its start.
+            for i in 0..<first { output[i] = ring[writeIndex + i] * window[i] }
+            for i in 0..<writeIndex { output[first + i] = ring[i] * window[first + i] }
         }
     }
 
@@ -183,9 +172,12 @@ final class PooledPowerSpectrum {
 final class Decimator {
     let factor: Int
     let channelCount: Int
+    /// The FIR's taps, oldest input first.
     private let taps: [Float]
-    private let history: UnsafeMutableBufferPointer<Float>
-    private var index = 0
+    /// Per channel, the last 3D − 3 inputs, then (while a chunk is processed) the chunk itself.
+    private var scratch: UnsafeMutableBufferPointer<Float>
+    private var scratchFrames: Int
+    /// Inputs until the next output is due (0: the next input gives one).
     private var phase = 0
     let sampleRate: Double
 
@@ -201,42 +193,73 @@ final class Decimator {
             response = next
         }
         let total = pow(Double(factor), 3)
-        taps = response.map { Float($0 / total) }
-        history = .allocate(capacity: channelCount * taps.count)
-        history.initialize(repeating: 0)
+        taps = response.reversed().map { Float($0 / total) }
+        scratchFrames = taps.count - 1 + 4096
+        scratch = .allocate(capacity: channelCount * scratchFrames)
+        scratch.initialize(repeating: 0)
     }
 
-    deinit { history.deallocate() }
-
-    var tapCount: Int { taps.count }
+    deinit { scratch.deallocate() }
 
     /// Input samples by which an output sample's centre lags the newest input it uses.
     var delaySamples: Double { Double(taps.count - 1) / 2 }
 
-    /// Takes one input frame (one sample per channel); every D-th call, after storing it, writes
-    /// the decimated frame into `output` and returns true.
-    @inline(__always)
-    func push(_ interleaved: UnsafeBufferPointer<Float>, at offset: Int, output: UnsafeMutablePointer<Float>) -> Bool {
-        let count = taps.count
-        for channel in 0..<channelCount { history[channel * count + index] = interleaved[offset + channel] }
-        let newest = index
-        index += 1
-        if index == count { index = 0 }
-        let due = phase == 0
-        phase += 1
-        if phase == factor { phase = 0 }
-        guard due else { return false }
-        for channel in 0..<channelCount {
-            let base = channel * count
-            var sum: Float = 0
-            var k = newest
-            for tap in 0..<count {
-                sum += taps[tap] * history[base + k]
-                k = k == 0 ? count - 1 : k - 1
+    /// Decimates `frameCount` interleaved input frames: output m is the filter at input m·D
+    /// (counting from the first input ever given). Writes the outputs due, interleaved, to
+    /// `output` (room for `frameCount / D + 1` frames) and returns how many.
+    func process(_ interleaved: UnsafeBufferPointer<Float>, frameCount: Int, into output: UnsafeMutablePointer<Float>)
+        -> Int
+    {
+        let keep = taps.count - 1
+        if keep + frameCount > scratchFrames {
+            let grown = UnsafeMutableBufferPointer<Float>.allocate(capacity: channelCount * (keep + frameCount))
+            grown.initialize(repeating: 0)
+            for channel in 0..<channelCount {
+                for i in 0..<keep { grown[channel * (keep + frameCount) + i] = scratch[channel * scratchFrames + i] }
             }
-            output[channel] = sum
+            scratch.deallocate()
+            scratch = grown
+            scratchFrames = keep + frameCount
         }
-        return true
+        var produced = 0
+        taps.withUnsafeBufferPointer { taps in
+            for channel in 0..<channelCount {
+                let base = scratch.baseAddress! + channel * scratchFrames
+                // The chunk behind the kept inputs: base[keep + n] is input n of this chunk.
+                var source = channel
+                for n in 0..<frameCount {
+                    base[keep + n] = interleaved[source]
+                    source += channelCount
+                }
+                var n = phase
+                var index = 0
+                while n < frameCount {
+                    // Inputs n − keep … n of this chunk lie at base[n] … base[n + keep].
+                    let window = base + n
+                    var (s0, s1, s2, s3): (Float, Float, Float, Float) = (0, 0, 0, 0)
+                    var tap = 0
+                    while tap + 4 <= taps.count {
+                        s0 += taps[tap] * window[tap]
+                        s1 += taps[tap + 1] * window[tap + 1]
+                        s2 += taps[tap + 2] * window[tap + 2]
+                        s3 += taps[tap + 3] * window[tap + 3]
+                        tap += 4
+                    }
+                    while tap < taps.count {
+                        s0 += taps[tap] * window[tap]
+                        tap += 1
+                    }
+                    output[index * channelCount + channel] = (s0 + s1) + (s2 + s3)
+                    index += 1
+                    n += factor
+                }
+                produced = index
+                // Keep the last inputs for the next chunk.
+                for i in 0..<keep { base[i] = base[frameCount + i] }
+            }
+        }
+        phase = (phase + factor - frameCount % factor) % factor
+        return produced
     }
 
     /// The filter's power gain |H(f)|² at `hz` of the input rate.

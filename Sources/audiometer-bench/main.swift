@@ -2,7 +2,9 @@ import AudioMetering
 import Foundation
 
 // Times AudioMeter.measure on 48 kHz stereo 16-bit WAV built in memory (or on a file given as
-// the argument) and prints how many times faster than real time it runs. Use `-c release`.
+// the argument) and prints how many times faster than real time it runs, and the process's
+// memory: resident with the audio loaded, and at its peak while metering (the difference is what
+// the meter itself needs; the audio's bytes are the caller's). Use `-c release`.
 let arguments = CommandLine.arguments.dropFirst()
 let audio: Data
 if let path = arguments.first, !path.allSatisfy(\.isNumber) {
@@ -10,6 +12,7 @@ if let path = arguments.first, !path.allSatisfy(\.isNumber) {
 } else {
     audio = stereoWAV(seconds: Int(arguments.first ?? "") ?? 300, sampleRate: 48000)
 }
+let loaded = residentBytes()
 
 var best = Duration.seconds(1_000_000)
 var metered: MeteredAudio?
@@ -23,6 +26,27 @@ let format = metered!.format
 let speed = format.durationSeconds / (best / .seconds(1))
 print("\(format.formatName), \(format.encodingName), \(format.sampleRate) Hz × \(format.channelCount)")
 print("\(format.durationSeconds) s of audio in \(best) (best of 3): \(Int(speed))× real time")
+let peak = peakResidentBytes()
+print(
+    "memory: \(mebibytes(audio.count)) of audio; resident \(mebibytes(loaded)) with it loaded, "
+        + "peak \(mebibytes(peak)) (+\(mebibytes(max(0, peak - loaded))) while metering)")
+
+/// Resident set size now, from /proc/self/statm (0 where there is none).
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+        let pages = text.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+    else { return 0 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+/// The process's peak resident set size (getrusage: KiB on Linux).
+func peakResidentBytes() -> Int {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Int(usage.ru_maxrss) * 1024
+}
+
+func mebibytes(_ bytes: Int) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
 
 /// 16-bit PCM WAV: a 1 kHz tone in the left channel and a slow sweep in the right.
 func stereoWAV(seconds: Int, sampleRate: Int) -> Data {
