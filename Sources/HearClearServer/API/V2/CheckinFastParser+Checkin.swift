@@ -89,6 +89,10 @@ extension CheckinFastParser.Reader {
                     sample.average = try reader.number()
                 } else if reader.key(key, is: "peak") {
                     sample.peak = try reader.number()
+                } else if reader.key(key, is: "lceq") {
+                    sample.lceq = try reader.number()
+                } else if reader.key(key, is: "bands") {
+                    sample.bands = try reader.null() ? nil : try reader.bands()
                 } else {
                     try reader.skipValue()
                 }
@@ -96,5 +100,18 @@ extension CheckinFastParser.Reader {
             samples.append(sample)
         }
         return samples
+    }
+
+    /// `{"100": -50.2, …}`: keys as written (the validator judges them), numbers only; gives up on
+    /// a null, a repeated key or anything else, for JSONDecoder to word.
+    mutating func bands() throws(GiveUp) -> [String: Double] {
+        var bands: [String: Double] = [:]
+        bands.reserveCapacity(24)
+        try object { reader, key throws(GiveUp) in
+            guard let name = String(validating: UnsafeRawBufferPointer(rebasing: reader.bytes[key]), as: UTF8.self),
+                let value = try reader.number(), bands.updateValue(value, forKey: name) == nil
+            else { throw GiveUp() }
+        }
+        return bands
     }
 }

@@ -26,6 +26,10 @@ struct CheckinRequest: Decodable, Equatable {
         var t: String?
         var average: Double?
         var peak: Double?
+        /// The second's LCeq, dBFS (then `average` is taken as its LAeq).
+        var lceq: Double?
+        /// Z-weighted third-octave band levels, dBFS, keyed by nominal centre in Hz (`"100"`).
+        var bands: [String: Double]?
     }
 
     var id: String?

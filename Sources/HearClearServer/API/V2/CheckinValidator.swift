@@ -86,7 +86,8 @@ struct CheckinValidator {
         return CheckinSubmission(
             id: id, venue: venue, deviceID: deviceID, deviceModel: deviceModel, location: location, source: source,
             startedAt: series.start, offsetsSeconds: series.offsets, utcOffsetsMinutes: series.utcOffsets,
-            averageDBFS: series.average, peakDBFS: series.peak
+            averageDBFS: series.average, peakDBFS: series.peak, lceqDdB: series.lceq, bandIndexes: series.bandIndexes,
+            bandsDdB: series.bands
         )
     }
 
@@ -96,6 +97,10 @@ struct CheckinValidator {
         var utcOffsets: [Int16]
         var average: [Float]
         var peak: [Float]
+        /// LCeq and bands, 0.1 dB (``CheckinSpectraReader``); nil for none.
+        var lceq: [Int16]?
+        var bandIndexes: [Int16]?
+        var bands: [Int16]?
     }
 
     private func samples(_ samples: [CheckinRequest.Sample]?, unit: Unit, rules: inout FieldRules) -> Series? {
@@ -113,6 +118,7 @@ struct CheckinValidator {
         series.offsets.reserveCapacity(samples.count)
         series.average.reserveCapacity(samples.count)
         series.peak.reserveCapacity(samples.count)
+        var spectra = CheckinSpectraReader(sampleCount: samples.count)
         var first: Double?
         var previous: Double?
         var previousOffset: Int32 = -1
@@ -162,10 +168,12 @@ struct CheckinValidator {
                 let dbfs = unit == .dbfs ? Float(value) : Float(Level.dBFS(fromAmplitude: value))
                 if name == "average" { series.average.append(dbfs) } else { series.peak.append(dbfs) }
             }
+            spectra.read(sample, at: index, rules: &rules)
         }
         guard rules.errors.isEmpty, let first else { return nil }
         series.start = Date(timeIntervalSince1970: first)
         if Set(series.utcOffsets).count == 1 { series.utcOffsets = [series.utcOffsets[0]] }
+        (series.lceq, series.bandIndexes, series.bands) = spectra.result
         return series
     }
 }
