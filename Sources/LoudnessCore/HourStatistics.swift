@@ -53,6 +53,19 @@ public struct HourStatistics: Sendable, Equatable {
         if let spectra, spectra.count != samples.count {
             throw .lengthMismatch(field: "spectra", expected: samples.count, actual: spectra.count)
         }
+        return pieces(kept: kept, localHours: localHours).compactMap { hour, indices in
+            summarise(
+                hour, averages: indices.map { samples.averageDBFS[$0] },
+                peaks: indices.map { samples.peakDBFS[$0] },
+                character: spectra.map { PieceCharacter(members: indices, samples: samples, spectra: $0, rules: rules) }
+            )
+        }
+    }
+
+    /// `pieces(kept:localHours:)`: the kept sample indexes of each venue-local hour, in order of
+    /// each hour's first kept second (hours without a kept second left out): the pieces
+    /// ``perHour(samples:kept:localHours:spectra:rules:)`` summarises.
+    public static func pieces(kept: [Bool], localHours: [LocalHour]) -> [(hour: LocalHour, members: [Int])] {
         var order: [LocalHour] = []
         var members: [LocalHour: [Int]] = [:]
         for index in kept.indices where kept[index] {
@@ -60,14 +73,7 @@ public struct HourStatistics: Sendable, Equatable {
             if members[hour] == nil { order.append(hour) }
             members[hour, default: []].append(index)
         }
-        return order.compactMap { hour in
-            let indices = members[hour] ?? []
-            return summarise(
-                hour, averages: indices.map { samples.averageDBFS[$0] },
-                peaks: indices.map { samples.peakDBFS[$0] },
-                character: spectra.map { PieceCharacter(members: indices, samples: samples, spectra: $0, rules: rules) }
-            )
-        }
+        return order.map { ($0, members[$0] ?? []) }
     }
 
     private static func summarise(

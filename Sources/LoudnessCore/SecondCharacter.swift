@@ -68,6 +68,17 @@ public enum SecondCharacter {
         }
     }
 
+    /// The windows of a whole check-in: those of each venue-local hour's kept seconds (the pieces
+    /// of ``HourStatistics/pieces(kept:localHours:)``), as its cleaning counts them.
+    public static func windows(
+        samples: SessionSamples, kept: [Bool], localHours: [LocalHour], spectra: SpectralSamples,
+        rules: SecondCharacterRules = SecondCharacterRules()
+    ) -> [ClassifiedWindow] {
+        HourStatistics.pieces(kept: kept, localHours: localHours).flatMap { _, members in
+            windows(of: members, samples: samples, spectra: spectra, rules: rules)
+        }
+    }
+
     /// The features of the seconds `members` (ascending sample indexes).
     public static func features(of members: ArraySlice<Int>, samples: SessionSamples, spectra: SpectralSamples)
         -> SecondFeatures

@@ -223,11 +223,12 @@ struct SoundCharacterAPITests {
     /// `count` seconds of a check-in with LCeq and bands 100, 125, 160 Hz and 500 Hz, 1, 2 kHz at
     /// `level` dBFS: bass-heavy (100 Hz jumps by 6 dB every other second, LC − LA 12 dB) or steady.
     static func spectralCheckin(
-        venue: String, device: String, level: Double, start: Date, bass: Bool, count: Int = 40
+        venue: String, device: String, level: Double, start: Date, bass: Bool, count: Int = 40, bang: Int? = nil,
+        id: UUID = UUID()
     ) -> ByteBuffer {
         let wobble = SubmissionFixture.wobbleDB
         let samples = (0..<count).map { second -> JSONObject in
-            let average = level + wobble[second % wobble.count]
+            let average = second == bang ? level + 30 : level + wobble[second % wobble.count]
             let shape: [Double] =
                 bass ? [second.isMultiple(of: 2) ? 0 : -6, -1, -2, -10, -11, -12] : [-5, -6, -12, -13, -14, -20]
             let keys = ["100", "125", "160", "500", "1000", "2000"]
@@ -238,7 +239,7 @@ struct SoundCharacterAPITests {
             ]
         }
         let body: JSONObject = [
-            "id": UUID().uuidString, "unit": "dbfs", "samples": samples, "device": ["id": device],
+            "id": id.uuidString, "unit": "dbfs", "samples": samples, "device": ["id": device],
             "venue": [
                 "id": venue, "name": "Venue \(venue)", "latitude": -33.8688, "longitude": 151.2093,
                 "timezone": "Australia/Sydney",

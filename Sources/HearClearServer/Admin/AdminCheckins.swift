@@ -40,11 +40,13 @@ struct AdminCheckins: AdminPageRoutes {
         async let hours = adminVenues.hours(checkinID: id)
         async let modelOffset = loudness.modelOffsetDB(model: checkin.deviceModel)
         async let override = decisions.current(checkinID: id)
+        let found = try await venue
         let page = try await CheckinPage(
-            chrome: AdminChrome(session, section: .venues), checkin: checkin, venueName: venue?.name,
+            chrome: AdminChrome(session, section: .venues), checkin: checkin, venueName: found?.name,
             hours: hours, override: override, modelOffsetDB: modelOffset, referenceOffsetDB: referenceOffsetDB,
             maxDistanceMetres: maxDistanceMetres,
-            notice: request.uri.queryParameters["done"].flatMap { CheckinPage.notice(for: String($0)) }
+            notice: request.uri.queryParameters["done"].flatMap { CheckinPage.notice(for: String($0)) },
+            venueTimezone: found?.timezone
         )
         return renderer.page("checkin", page)
     }

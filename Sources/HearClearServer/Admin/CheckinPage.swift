@@ -47,6 +47,8 @@ struct CheckinPage {
     let facts: [Fact]
     let explanation: [String]
     let chart: CheckinChart?
+    /// The bands and windows of sound character, when the check-in carries LCeq or bands.
+    let spectrogram: Spectrogram?
     let calibration: String
     let hours: [Hour]
     let hasHours: Bool
@@ -55,7 +57,7 @@ struct CheckinPage {
     init(
         chrome: AdminChrome, checkin: StoredCheckin, venueName: String?, hours: [AdminCheckinHour],
         override: CheckinOverride?, modelOffsetDB: Double, referenceOffsetDB: Double, maxDistanceMetres: Double,
-        notice: String?
+        notice: String?, venueTimezone: String? = nil
     ) {
         let idText = checkin.id.uuidString.lowercased()
         title = "Check-in " + AdminFormat.shortCheckinID(checkin.id)
@@ -77,6 +79,8 @@ struct CheckinPage {
         chart = samples.flatMap { samples in
             cleaned.map { CheckinChart(samples: samples, rejections: $0.rejections, offsetDB: offset) }
         }
+        spectrogram = Self.spectrogram(
+            checkin, samples: samples, rejections: cleaned?.rejections, venueTimezone: venueTimezone, offsetDB: offset)
         self.hours = hours.map { Self.hour($0, referenceOffsetDB: referenceOffsetDB) }
         hasHours = !hours.isEmpty
 
@@ -139,6 +143,25 @@ struct CheckinPage {
             excludeAction: "/farmer/checkins/\(idText)/exclude", clearAction: "/farmer/checkins/\(idText)/clear",
             forced: override != nil, forcedIn: override?.decision == .include, forcedOut: override?.decision == .exclude
         )
+    }
+
+    /// The spectrogram of a check-in that carries LCeq or bands, its windows cut by the venue-local
+    /// hours the worker used (the venue's zone, else each sample's UTC offset).
+    static func spectrogram(
+        _ checkin: StoredCheckin, samples: SessionSamples?, rejections: [SecondRejection?]?, venueTimezone: String?,
+        offsetDB: Double
+    ) -> Spectrogram? {
+        guard let samples, let rejections,
+            let spectra = try? SpectralSamples(
+                count: samples.count, lceqDdB: checkin.lceqDdB, bandIndexes: checkin.bandIndexes,
+                bandsDdB: checkin.bandsDdB)
+        else { return nil }
+        let localHours = VenueClock.localHours(
+            start: checkin.startedAt, offsetsSeconds: samples.offsetsSeconds,
+            utcOffsetsMinutes: checkin.utcOffsetsMinutes.map(Int.init),
+            venueClock: venueTimezone.flatMap(VenueClock.init(timeZoneIdentifier:)))
+        return Spectrogram(
+            samples: samples, rejections: rejections, spectra: spectra, localHours: localHours, offsetDB: offsetDB)
     }
 
     static func hour(_ piece: AdminCheckinHour, referenceOffsetDB: Double) -> Hour {

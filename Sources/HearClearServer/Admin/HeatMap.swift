@@ -39,6 +39,35 @@ struct HeatMap {
         let devices: Int
         let confidence: String
         let basis: String
+        /// The cell's sound character, when it has one.
+        let character: CharacterText?
+    }
+
+    /// A cell's sound character in words (docs/ARCHITECTURE.md, "Sound character").
+    struct CharacterText {
+        /// `bass-heavy music 52 %, steady noise 48 %`: the labels with seconds, most first.
+        let classes: String
+        let lcMinusLa: String
+        let la90: String
+        let conversation: String
+        let evidence: String
+
+        init(_ character: LoudnessReads.Character) {
+            classes = SoundClass.allCases
+                .compactMap { label in character.shares[label].flatMap { $0 > 0 ? (label, $0) : nil } }
+                .sorted { $0.1 > $1.1 }
+                .map { "\(Spectrogram.name($0.0)) \(Int(($0.1 * 100).rounded())) %" }
+                .joined(separator: ", ")
+            lcMinusLa = character.lcMinusLaDB.map { AdminFormat.decimal($0) + " dB" } ?? "–"
+            la90 = AdminFormat.decimal(character.la90DB) + " dB"
+            conversation = character.conversation.rawValue
+            evidence = "\(character.seconds) s of \(character.checkins) check-ins"
+        }
+
+        /// One line, for a square's title.
+        var line: String {
+            "\(classes); LC − LA \(lcMinusLa), LA90 \(la90); talking: \(conversation) (\(evidence))"
+        }
     }
 
     static let cell = 30.0
@@ -57,7 +86,10 @@ struct HeatMap {
     let rows: [Row]
     let cellCount: Int
     let estimatedCount: Int
-    var hasEstimates: Bool { estimatedCount > 0 }
+    let hasEstimates: Bool
+    /// Cells with a sound character (stored, not computed: templates see stored properties only).
+    let characterCount: Int
+    let hasCharacter: Bool
 
     init(cells: [LoudnessReads.Cell], bands: Bands) {
         let byHour = Dictionary(cells.map { ($0.localHour, $0) }, uniquingKeysWith: { first, _ in first })
@@ -79,6 +111,7 @@ struct HeatMap {
                 let title =
                     "\(Self.days[weekday - 1]) \(hour):00 · \(AdminFormat.decimal(cell.levelDB)) dB \(cell.label) · "
                     + "\(evidence) · \(cell.confidence) confidence"
+                    + (cell.character.map { " · " + CharacterText($0).line } ?? "")
                 squares.append(
                     Self.square(
                         x: x, y: y, band: band, level: String(Int(cell.levelDB.rounded())),
@@ -100,10 +133,14 @@ struct HeatMap {
             Row(
                 day: Self.days[cell.localHour.weekday - 1], hour: "\(cell.localHour.hour):00",
                 level: AdminFormat.decimal(cell.levelDB), label: cell.label, checkins: cell.checkins,
-                devices: cell.devices, confidence: cell.confidence, basis: Self.basisText(cell.basis)
+                devices: cell.devices, confidence: cell.confidence, basis: Self.basisText(cell.basis),
+                character: cell.character.map(CharacterText.init)
             )
         }
+        characterCount = cells.count { $0.character != nil }
+        hasCharacter = characterCount > 0
         estimatedCount = cells.count { $0.estimated }
+        hasEstimates = estimatedCount > 0
         cellCount = cells.count - estimatedCount
     }
 
