@@ -28,19 +28,20 @@ public struct SoundCharacterRules: Sendable, Equatable, Codable {
     /// reference offset (110 dB), under the ~57 dB(A) where people start raising their voices.
     public var quietBelowDBFS = -60.0
     // Tuned on the tuning half (tune.py: coordinate descent, each threshold then moved to the middle
-    // of the values that score as well). Where that run reached the end of the grid searched, the
+    // of the values that score as well; the ranges quoted are the 10th–90th percentiles of its clean
+    // windows). Where that run reached the end of the grid searched, the
     // value is a choice inside it: a depth of 0.2 (a level moving by about ±28 %), syllable-rate
     // modulation at least as strong as beat-rate (0 dB) and 15 % of quiet frames for babble.
     /// Noise-like: Gaussian noise reads −2.5 dB.
     public var noiseMinimumFlatnessDB = -3.0
-    /// Steady: clean noises read 0.03–0.05; voices and music 0.25 and more.
+    /// Steady: clean noises read 0.03–0.05; voices and music 0.3 and more.
     public var noiseMaximumDepth = 0.2
     /// The mark of a low-frequency problem: LCeq − LAeq above about 10 dB.
     public var bassMinimumLcMinusLaDB = 10.0
     public var bassMinimumLowFrequencyExcessDB = 4.0
-    /// Voices read −9 to −22 dB alone, music and noise −6 dB and up.
+    /// Voices read −17 to −9 dB alone, music −5 to +5, noise 0 (pink) to +11 (brown).
     public var babbleMaximumLowFrequencyExcessDB = -5.0
-    /// Voices read −4 to −10 dB, chords and melodies −12 to −17.
+    /// Voices read −9 to −4.7 dB, chords and melodies −16 to −11.
     public var babbleMinimumFlatnessDB = -11.0
     public var musicMaximumFlatnessDB = -6.0
     public var babbleMinimumModulationRatioDB = 0.0

@@ -166,9 +166,9 @@ final class PooledPowerSpectrum {
 /// sums of D samples (the response of a CIC decimator, computed directly as one FIR of 3D − 2
 /// taps at the output rate, so nothing accumulates), then every D-th sample.
 ///
-/// |H(f)| = |sin(πfD/fs) / (D·sin(πf/fs))|³: at 447 Hz (the top of the 400 Hz band) and 48 kHz
-/// (D = 12) 0.54 dB down, undone exactly per bin by ``gain(atHz:)``; what folds back onto 0–447 Hz
-/// from above 3.5 kHz is at least 54 dB down.
+/// |H(f)| = |sin(πfD/fs) / (D·sin(πf/fs))|³: at 447 Hz (the top of the 400 Hz band) 0.2–0.54 dB
+/// down, undone exactly per bin by ``gain(atHz:)``; what folds back onto 0–447 Hz is at least 52 dB
+/// down (54 at 44.1 and 48 kHz; 45 at 8 kHz, which holds nothing above 4 kHz).
 final class Decimator {
     let factor: Int
     let channelCount: Int

@@ -9,6 +9,7 @@ noise. They say the rules separate these sounds; they do not say how the rules d
 
     scripts/sound-character/generate.py                       # once: both halves
     scripts/sound-character/evaluate.py                       # builds the tool (release), prints both
+    scripts/sound-character/evaluate.py --configuration debug # as make test does
     scripts/sound-character/evaluate.py --half test --features /tmp/test.jsonl
 
 Exit status 1 when the held-out half misses the targets of issue 16 (at least 85 % right among the
@@ -32,10 +33,13 @@ SHORT = {"babble": "babble", "music": "music", "bass_heavy_music": "bass", "stea
 REPOSITORY = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
-def build_tool():
-    subprocess.run(["swift", "build", "-c", "release", "--product", "sound-character-eval"], cwd=REPOSITORY,
-                   check=True, stdout=subprocess.DEVNULL)
-    path = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=REPOSITORY, check=True,
+def build_tool(configuration):
+    swift = os.environ.get("SWIFT", "swift")
+    build = subprocess.run([swift, "build", "-c", configuration, "--product", "sound-character-eval"],
+                           cwd=REPOSITORY, capture_output=True, text=True)
+    if build.returncode != 0:
+        sys.exit(f"building sound-character-eval failed:\n{build.stdout}{build.stderr}")
+    path = subprocess.run([swift, "build", "-c", configuration, "--show-bin-path"], cwd=REPOSITORY, check=True,
                           capture_output=True, text=True).stdout.strip()
     return os.path.join(path, "sound-character-eval")
 
@@ -126,11 +130,14 @@ def main():
     parser.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "hearclear-sound-character"),
                         help="where generate.py wrote the halves (default: %(default)s)")
     parser.add_argument("--half", choices=["tune", "test", "both"], default="both")
-    parser.add_argument("--tool", help="a built sound-character-eval (default: build it, release)")
+    parser.add_argument("--tool", help="a built sound-character-eval (default: build it)")
+    parser.add_argument("--configuration", choices=["debug", "release"], default="release",
+                        help="the build of sound-character-eval to make and use (default: %(default)s; "
+                             "debug takes about 15 s a half, release a few)")
     parser.add_argument("--features", help="also write every window (truth, label, features) here, JSON lines")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     args = parser.parse_args()
-    tool = args.tool or build_tool()
+    tool = args.tool or build_tool(args.configuration)
     halves = ["tune", "test"] if args.half == "both" else [args.half]
     missing = [h for h in halves if not os.path.exists(os.path.join(args.out, h, "manifest.json"))]
     if missing:

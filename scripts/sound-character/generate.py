@@ -31,7 +31,8 @@ pieces; 12 noises), then 30 s items from them:
 Items are normalised to a peak of -1 to -12 dBFS (quiet ones excepted), written as 16-bit mono
 WAV, and listed with their label and recipe in `<out>/<half>/manifest.json`. The output goes to
 a folder outside the repository (default: $TMPDIR/hearclear-sound-character); it is never
-committed. The same arguments give the same files.
+committed. The same arguments give the same files, so a half already made there by this very
+script (a hash of it in the manifest) is kept unless --force.
 
     scripts/sound-character/generate.py                 # both halves
     scripts/sound-character/generate.py --half tune --out /tmp/sc
@@ -39,6 +40,7 @@ committed. The same arguments give the same files.
 
 import argparse
 import concurrent.futures
+import hashlib
 import json
 import math
 import os
@@ -410,10 +412,31 @@ def make_item(config, number, kind, library, out_dir, work):
     return recipe
 
 
+def fingerprint(half):
+    """What a half's files depend on: this script and the half's settings."""
+    with open(__file__, "rb") as f:
+        source = f.read()
+    return hashlib.sha256(source + json.dumps(HALVES[half], sort_keys=True).encode()).hexdigest()
+
+
+def current(half, out_root):
+    """Whether the half in `out_root` was made by this very script and is complete."""
+    try:
+        with open(os.path.join(out_root, half, "manifest.json")) as f:
+            manifest = json.load(f)
+    except (OSError, ValueError):
+        return False
+    return manifest.get("generator") == fingerprint(half) and all(
+        os.path.exists(os.path.join(out_root, half, item["file"])) for item in manifest["items"])
+
+
 def generate(half, out_root, jobs):
     config = HALVES[half]
     out_dir = os.path.join(out_root, half)
     os.makedirs(out_dir, exist_ok=True)
+    stale = os.path.join(out_dir, "manifest.json")
+    if os.path.exists(stale):
+        os.remove(stale)
     work = tempfile.mkdtemp(prefix=f"sound-character-{half}-")
     try:
         with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
@@ -444,7 +467,8 @@ def generate(half, out_root, jobs):
             item_futures = [pool.submit(make_item, config, n, kind, library, out_dir, work)
                             for n, kind in enumerate(kinds, start=1)]
             items = [f.result() for f in item_futures]
-        manifest = {"half": half, "config": config, "itemSeconds": ITEM_SECONDS, "items": items, "library": pieces}
+        manifest = {"half": half, "config": config, "itemSeconds": ITEM_SECONDS, "items": items, "library": pieces,
+                    "generator": fingerprint(half)}
         with open(os.path.join(out_dir, "manifest.json"), "w") as f:
             json.dump(manifest, f, indent=1, sort_keys=True)
         print(f"{half}: {len(items)} items in {out_dir}", file=sys.stderr)
@@ -458,6 +482,8 @@ def main():
                         help="output folder, outside the repository (default: %(default)s)")
     parser.add_argument("--half", choices=["tune", "test", "both"], default="both")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--force", action="store_true",
+                        help="make a half again even when the files there came from this script")
     args = parser.parse_args()
     for tool in ("sox", "espeak-ng"):
         if shutil.which(tool) is None:
@@ -466,6 +492,10 @@ def main():
     if os.path.realpath(args.out).startswith(repository + os.sep):
         sys.exit("the generated audio must not go inside the repository; choose --out elsewhere")
     for half in (["tune", "test"] if args.half == "both" else [args.half]):
+        if not args.force and current(half, args.out):
+            print(f"{half}: already in {os.path.join(args.out, half)}, made by this script (--force to redo)",
+                  file=sys.stderr)
+            continue
         generate(half, args.out, args.jobs)
 
 

