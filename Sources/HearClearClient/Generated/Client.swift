@@ -768,6 +768,10 @@ public struct Client: APIProtocol {
     /// `devices: 0`, `confidence: low` and a range wider than the venue's typical (median) measured cell's.
     /// /api/v1 never shows estimated cells. 404 when the venue is unknown or has no usable data
     /// yet.
+    /// A measured cell whose counted check-ins carried `lceq` or `bands` for at least 60 kept
+    /// seconds from at least 2 check-ins has a `character`: what kind of loud it is (shares of
+    /// babble, music, bass-heavy music, steady noise, quiet and uncertain), its median LC − LA,
+    /// LA90 and how hard talking is; every other cell has `character: null`.
     /// Served from the instance's read cache, which every change empties within milliseconds
     /// (NOTIFY). The answer carries a strong `ETag` (the gzip'd form's ends in `-gzip"`) and
     /// `Cache-Control: public, max-age=5, stale-while-revalidate=30` (the times are the server's
@@ -1929,6 +1933,14 @@ public struct Client: APIProtocol {
     ///   before and in a different whole second, none more than 15 minutes in the future nor
     ///   more than 14 days old, and none more than 24 hours after the first; levels are
     ///   finite numbers, −200…20 for `unit: dbfs` and 0…10 for `unit: amplitude`.
+    /// * **Sound character** (optional): a sample may carry `lceq` (its LCeq) and `bands`
+    ///   (Z-weighted third-octave levels by nominal centre, `"100"` … `"10000"`), in dBFS
+    ///   whatever the `unit`, −200…20, stored to 0.1 dB. With `lceq`, `average` is taken as the
+    ///   second's LAeq. Sample 0 decides: `lceq` on every sample or none, and the same set of
+    ///   bands on every sample or none; the first sample that differs is pointed at
+    ///   (`/samples/5/lceq`, `/samples/4/bands`), an unknown band at its key
+    ///   (`/samples/3/bands/123`), a level out of range at its field. They are cleaned with the
+    ///   same seconds as the levels and give the venue's cells their `character`.
     /// * **Odd but possible values** (a `peak` under its `average`, −160 dBFS for silence)
     ///   are accepted; cleaning marks those seconds invalid later.
     /// * **Location.** A check-in whose `location` is farther from the venue than the

@@ -378,7 +378,9 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Sample/t`.
             public var t: Foundation.Date
-            /// The second's average level (−200…20 dBFS, or amplitude 0…10).
+            /// The second's average level (−200…20 dBFS, or amplitude 0…10). With `lceq`, taken as
+            /// the second's A-weighted level, LAeq, so that LC − LA = `lceq` − `average`.
+            ///
             ///
             /// - Remark: Generated from `#/components/schemas/Sample/average`.
             public var average: Swift.Double
@@ -386,25 +388,71 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Sample/peak`.
             public var peak: Swift.Double
+            /// Optional: the second's C-weighted level, LCeq, in dBFS whatever `unit` says; stored to
+            /// 0.1 dB. On every sample of the check-in or on none (`null` is none).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Sample/lceq`.
+            public var lceq: Swift.Double?
+            /// Optional: the second's Z-weighted third-octave band levels in dBFS (whatever `unit`
+            /// says), keyed by the band's nominal centre in Hz, for the bands the phone measures
+            /// (from 100 Hz is typical); stored to 0.1 dB. Every sample of the check-in carries the
+            /// same bands, or none does (`null` is none).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Sample/bands`.
+            public struct BandsPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                public var additionalProperties: [String: Swift.Double]
+                /// Creates a new `BandsPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                public init(additionalProperties: [String: Swift.Double] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// Optional: the second's Z-weighted third-octave band levels in dBFS (whatever `unit`
+            /// says), keyed by the band's nominal centre in Hz, for the bands the phone measures
+            /// (from 100 Hz is typical); stored to 0.1 dB. Every sample of the check-in carries the
+            /// same bands, or none does (`null` is none).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Sample/bands`.
+            public var bands: Components.Schemas.Sample.BandsPayload?
             /// Creates a new `Sample`.
             ///
             /// - Parameters:
             ///   - t: RFC 3339 with an offset or `Z`, e.g. `2026-11-21T21:03:04+11:00`; fractions of a
-            ///   - average: The second's average level (−200…20 dBFS, or amplitude 0…10).
+            ///   - average: The second's average level (−200…20 dBFS, or amplitude 0…10). With `lceq`, taken as
             ///   - peak: The second's peak level, in the same unit.
+            ///   - lceq: Optional: the second's C-weighted level, LCeq, in dBFS whatever `unit` says; stored to
+            ///   - bands: Optional: the second's Z-weighted third-octave band levels in dBFS (whatever `unit`
             public init(
                 t: Foundation.Date,
                 average: Swift.Double,
-                peak: Swift.Double
+                peak: Swift.Double,
+                lceq: Swift.Double? = nil,
+                bands: Components.Schemas.Sample.BandsPayload? = nil
             ) {
                 self.t = t
                 self.average = average
                 self.peak = peak
+                self.lceq = lceq
+                self.bands = bands
             }
             public enum CodingKeys: String, CodingKey {
                 case t
                 case average
                 case peak
+                case lceq
+                case bands
             }
         }
         /// `pending` until the aggregation worker judges it; `included` in its cells; `outlier`
@@ -1109,6 +1157,8 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/LoudnessCell/basis`.
             public var basis: Components.Schemas.LoudnessCell.BasisPayload?
+            /// - Remark: Generated from `#/components/schemas/LoudnessCell/character`.
+            public var character: Components.Schemas.CellCharacter?
             /// Creates a new `LoudnessCell`.
             ///
             /// - Parameters:
@@ -1121,6 +1171,7 @@ extension Components {
             ///   - confidence:
             ///   - estimated: True for a cell with no check-ins of its own, predicted (see `basis`): then
             ///   - basis: Only on an estimate: what it rests on. `venue_pattern`: the venue's own weekday + hour
+            ///   - character:
             public init(
                 hour: Swift.Int,
                 level: Swift.Double,
@@ -1130,7 +1181,8 @@ extension Components {
                 devices: Swift.Int,
                 confidence: Components.Schemas.LoudnessCell.ConfidencePayload,
                 estimated: Swift.Bool,
-                basis: Components.Schemas.LoudnessCell.BasisPayload? = nil
+                basis: Components.Schemas.LoudnessCell.BasisPayload? = nil,
+                character: Components.Schemas.CellCharacter? = nil
             ) {
                 self.hour = hour
                 self.level = level
@@ -1141,6 +1193,7 @@ extension Components {
                 self.confidence = confidence
                 self.estimated = estimated
                 self.basis = basis
+                self.character = character
             }
             public enum CodingKeys: String, CodingKey {
                 case hour
@@ -1152,6 +1205,167 @@ extension Components {
                 case confidence
                 case estimated
                 case basis
+                case character
+            }
+        }
+        /// What kind of loud a measured cell is, from the seconds that cleaning kept of its counted
+        /// check-ins that carried `lceq` or `bands`: at least 60 of them from at least 2 check-ins,
+        /// else `null` (and always `null` for an estimate). The kept seconds are cut into windows
+        /// of about 10 s, each labelled from per-second features (LC − LA, bands under 160 Hz against
+        /// 500 Hz–4 kHz, flatness within octaves, how much the spectrum's shape moves from second to
+        /// second). One value a second cannot show a voice's syllables, so babble and music are often
+        /// `uncertain`.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/CellCharacter`.
+        public struct CellCharacter: Codable, Hashable, Sendable {
+            /// Share of the seconds in windows of each label, 0…1, to 0.01.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CellCharacter/classes`.
+            public struct ClassesPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/CellCharacter/classes/babble`.
+                public var babble: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/CellCharacter/classes/music`.
+                public var music: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/CellCharacter/classes/bass_heavy_music`.
+                public var bassHeavyMusic: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/CellCharacter/classes/steady_noise`.
+                public var steadyNoise: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/CellCharacter/classes/quiet`.
+                public var quiet: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/CellCharacter/classes/uncertain`.
+                public var uncertain: Swift.Double
+                /// Creates a new `ClassesPayload`.
+                ///
+                /// - Parameters:
+                ///   - babble:
+                ///   - music:
+                ///   - bassHeavyMusic:
+                ///   - steadyNoise:
+                ///   - quiet:
+                ///   - uncertain:
+                public init(
+                    babble: Swift.Double,
+                    music: Swift.Double,
+                    bassHeavyMusic: Swift.Double,
+                    steadyNoise: Swift.Double,
+                    quiet: Swift.Double,
+                    uncertain: Swift.Double
+                ) {
+                    self.babble = babble
+                    self.music = music
+                    self.bassHeavyMusic = bassHeavyMusic
+                    self.steadyNoise = steadyNoise
+                    self.quiet = quiet
+                    self.uncertain = uncertain
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case babble
+                    case music
+                    case bassHeavyMusic = "bass_heavy_music"
+                    case steadyNoise = "steady_noise"
+                    case quiet
+                    case uncertain
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.babble = try container.decode(
+                        Swift.Double.self,
+                        forKey: .babble
+                    )
+                    self.music = try container.decode(
+                        Swift.Double.self,
+                        forKey: .music
+                    )
+                    self.bassHeavyMusic = try container.decode(
+                        Swift.Double.self,
+                        forKey: .bassHeavyMusic
+                    )
+                    self.steadyNoise = try container.decode(
+                        Swift.Double.self,
+                        forKey: .steadyNoise
+                    )
+                    self.quiet = try container.decode(
+                        Swift.Double.self,
+                        forKey: .quiet
+                    )
+                    self.uncertain = try container.decode(
+                        Swift.Double.self,
+                        forKey: .uncertain
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "babble",
+                        "music",
+                        "bass_heavy_music",
+                        "steady_noise",
+                        "quiet",
+                        "uncertain"
+                    ])
+                }
+            }
+            /// Share of the seconds in windows of each label, 0…1, to 0.01.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CellCharacter/classes`.
+            public var classes: Components.Schemas.CellCharacter.ClassesPayload
+            /// Median over the seconds of LC − LA (`lceq` − `average`), dB; above about 10 dB is the
+            /// usual sign of a low-frequency problem. `null` when none of the check-ins carried `lceq`.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/CellCharacter/lcMinusLa`.
+            public var lcMinusLa: Swift.Double?
+            /// The level exceeded 90 % of the seconds (the background), calibrated dB like `level`
+            /// (each second with its device model's offset).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/CellCharacter/la90`.
+            public var la90: Swift.Double
+            /// How hard talking is at the cell's `level`: `easy` under 57 dB, `raised voices` from 57
+            /// to 75 dB (people raise their voices to be heard), `hard` above 75 dB.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/CellCharacter/conversation`.
+            @frozen public enum ConversationPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case easy = "easy"
+                case raisedVoices = "raised voices"
+                case hard = "hard"
+            }
+            /// How hard talking is at the cell's `level`: `easy` under 57 dB, `raised voices` from 57
+            /// to 75 dB (people raise their voices to be heard), `hard` above 75 dB.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/CellCharacter/conversation`.
+            public var conversation: Components.Schemas.CellCharacter.ConversationPayload
+            /// The seconds behind it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CellCharacter/seconds`.
+            public var seconds: Swift.Int
+            /// Creates a new `CellCharacter`.
+            ///
+            /// - Parameters:
+            ///   - classes: Share of the seconds in windows of each label, 0…1, to 0.01.
+            ///   - lcMinusLa: Median over the seconds of LC − LA (`lceq` − `average`), dB; above about 10 dB is the
+            ///   - la90: The level exceeded 90 % of the seconds (the background), calibrated dB like `level`
+            ///   - conversation: How hard talking is at the cell's `level`: `easy` under 57 dB, `raised voices` from 57
+            ///   - seconds: The seconds behind it.
+            public init(
+                classes: Components.Schemas.CellCharacter.ClassesPayload,
+                lcMinusLa: Swift.Double? = nil,
+                la90: Swift.Double,
+                conversation: Components.Schemas.CellCharacter.ConversationPayload,
+                seconds: Swift.Int
+            ) {
+                self.classes = classes
+                self.lcMinusLa = lcMinusLa
+                self.la90 = la90
+                self.conversation = conversation
+                self.seconds = seconds
+            }
+            public enum CodingKeys: String, CodingKey {
+                case classes
+                case lcMinusLa
+                case la90
+                case conversation
+                case seconds
             }
         }
         /// A venue-local weekday.
