@@ -1,3 +1,4 @@
+import AudioMetering
 import Foundation
 import HTTPTypes
 import HearClearServer
@@ -36,6 +37,21 @@ struct SoundCharacterAPITests {
         var bands = samples[index]["bands"] as! JSONObject
         bands[key] = value
         samples[index]["bands"] = bands
+    }
+
+    // MARK: The meter's terms
+
+    @Test("the per-second rules share the meter's labels, bands and the thresholds of the features both measure")
+    func sharedWithTheMeter() {
+        #expect(SoundClass.allCases.map(\.rawValue) == SoundCharacterLabel.allCases.map(\.rawValue))
+        #expect(CheckinSpectraReader.bandKeys == ThirdOctaveBands.nominalCentresHz.map(String.init))
+        #expect(SpectralSamples.bandCount == ThirdOctaveBands.count)
+        let meter = SoundCharacterRules()
+        let second = SecondCharacterRules()
+        #expect(second.quietBelowDBFS == meter.quietBelowDBFS)
+        #expect(second.bassMinimumLcMinusLaDB == meter.bassMinimumLcMinusLaDB)
+        #expect(second.bassMinimumLowFrequencyExcessDB == meter.bassMinimumLowFrequencyExcessDB)
+        #expect(second.babbleMaximumLowFrequencyExcessDB == meter.babbleMaximumLowFrequencyExcessDB)
     }
 
     // MARK: Parsing
