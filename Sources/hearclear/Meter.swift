@@ -12,8 +12,8 @@ struct Meter: AsyncParsableCommand {
             For every second (frames k·rate up to (k+1)·rate) it reports the RMS level (mean square pooled \
             over all channels, as sox's "RMS lev dB": a full-scale sine reads -3.01), the peak (largest \
             absolute sample), the IEC 61672 A- and C-weighted RMS levels and (in --json) the unweighted \
-            third-octave levels from 50 Hz to 10 kHz (FFT approximations, not IEC 61260 filters; null \
-            above Nyquist), all in dBFS; digital silence reads -160. A trailing part shorter than a second \
+            third-octave levels from 50 Hz to 10 kHz (FFT approximations, not IEC 61260 filters; those \
+            above Nyquist left out), all in dBFS; digital silence reads -160. A trailing part shorter than a second \
             is metered as one more sample when it lasts at least 0.5 s and dropped otherwise; the output \
             says which. Windows of about 10 s are then labelled babble, music, bass-heavy music, steady \
             noise, quiet or uncertain, each with the rule that decided (and in --json the features behind \

@@ -20,7 +20,7 @@ struct MeterTable {
             text +=
                 row(
                     "\(sample.offset)", level(sample.average), level(sample.peak), level(sample.aWeighted),
-                    level(sample.cWeighted)) + "\n"
+                    level(sample.lceq)) + "\n"
         }
         text += "\n\(report.samples.count) sample\(report.samples.count == 1 ? "" : "s"), one per second"
         if !report.samples.isEmpty {

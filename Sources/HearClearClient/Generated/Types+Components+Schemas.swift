@@ -1922,11 +1922,6 @@ extension Components {
             }
             /// - Remark: Generated from `#/components/schemas/MeterReport/format`.
             public var format: Components.Schemas.MeterReport.FormatPayload
-            /// Nominal centres of the third-octave bands, in the order of each sample's `bands`: base-10 bands n = 17 … 40, exact centres 10^(n/10) Hz, edges at centre · 10^(±1/20).
-            ///
-            ///
-            /// - Remark: Generated from `#/components/schemas/MeterReport/bandCentresHz`.
-            public var bandCentresHz: [Swift.Int]
             /// - Remark: Generated from `#/components/schemas/MeterReport/SamplesPayload`.
             public struct SamplesPayloadPayload: Codable, Hashable, Sendable {
                 /// Only with the `start` parameter.
@@ -1949,15 +1944,36 @@ extension Components {
                 ///
                 /// - Remark: Generated from `#/components/schemas/MeterReport/SamplesPayload/aWeighted`.
                 public var aWeighted: Swift.Double
-                /// C-weighted RMS level (the second's LCeq), dBFS.
+                /// C-weighted RMS level (the second's LCeq), dBFS, as a check-in sample's `lceq`.
                 ///
-                /// - Remark: Generated from `#/components/schemas/MeterReport/SamplesPayload/cWeighted`.
-                public var cWeighted: Swift.Double
-                /// Unweighted third-octave levels, dBFS, one per entry of `bandCentresHz`; null for a band whose upper edge lies above Nyquist (at 8 kHz sampling, 4 kHz and up). FFT approximations, not IEC 61260 filters.
+                /// - Remark: Generated from `#/components/schemas/MeterReport/SamplesPayload/lceq`.
+                public var lceq: Swift.Double
+                /// Unweighted third-octave levels, dBFS, keyed by nominal centre (base-10 bands n = 17 … 40: exact centres 10^(n/10) Hz, edges at centre · 10^(±1/20)), as a check-in sample's `bands`. A band whose upper edge lies above Nyquist is left out (at 8 kHz sampling, 4 kHz and up), the same ones in every sample. FFT approximations, not IEC 61260 filters.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/schemas/MeterReport/SamplesPayload/bands`.
-                public var bands: [Swift.Double?]
+                public struct BandsPayload: Codable, Hashable, Sendable {
+                    /// A container of undocumented properties.
+                    public var additionalProperties: [String: Swift.Double]
+                    /// Creates a new `BandsPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - additionalProperties: A container of undocumented properties.
+                    public init(additionalProperties: [String: Swift.Double] = .init()) {
+                        self.additionalProperties = additionalProperties
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                    }
+                    public func encode(to encoder: any Swift.Encoder) throws {
+                        try encoder.encodeAdditionalProperties(additionalProperties)
+                    }
+                }
+                /// Unweighted third-octave levels, dBFS, keyed by nominal centre (base-10 bands n = 17 … 40: exact centres 10^(n/10) Hz, edges at centre · 10^(±1/20)), as a check-in sample's `bands`. A band whose upper edge lies above Nyquist is left out (at 8 kHz sampling, 4 kHz and up), the same ones in every sample. FFT approximations, not IEC 61260 filters.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/schemas/MeterReport/SamplesPayload/bands`.
+                public var bands: Components.Schemas.MeterReport.SamplesPayloadPayload.BandsPayload
                 /// Creates a new `SamplesPayloadPayload`.
                 ///
                 /// - Parameters:
@@ -1966,23 +1982,23 @@ extension Components {
                 ///   - average: RMS level
                 ///   - peak: Largest absolute sample
                 ///   - aWeighted: A-weighted RMS level (the second's LAeq), dBFS.
-                ///   - cWeighted: C-weighted RMS level (the second's LCeq), dBFS.
-                ///   - bands: Unweighted third-octave levels, dBFS, one per entry of `bandCentresHz`; null for a band whose upper edge lies above Nyquist (at 8 kHz sampling, 4 kHz and up). FFT approximations, not IEC 61260 filters.
+                ///   - lceq: C-weighted RMS level (the second's LCeq), dBFS, as a check-in sample's `lceq`.
+                ///   - bands: Unweighted third-octave levels, dBFS, keyed by nominal centre (base-10 bands n = 17 … 40: exact centres 10^(n/10) Hz, edges at centre · 10^(±1/20)), as a check-in sample's `bands`. A band whose upper edge lies above Nyquist is left out (at 8 kHz sampling, 4 kHz and up), the same ones in every sample. FFT approximations, not IEC 61260 filters.
                 public init(
                     t: Foundation.Date? = nil,
                     offset: Swift.Int,
                     average: Swift.Double,
                     peak: Swift.Double,
                     aWeighted: Swift.Double,
-                    cWeighted: Swift.Double,
-                    bands: [Swift.Double?]
+                    lceq: Swift.Double,
+                    bands: Components.Schemas.MeterReport.SamplesPayloadPayload.BandsPayload
                 ) {
                     self.t = t
                     self.offset = offset
                     self.average = average
                     self.peak = peak
                     self.aWeighted = aWeighted
-                    self.cWeighted = cWeighted
+                    self.lceq = lceq
                     self.bands = bands
                 }
                 public enum CodingKeys: String, CodingKey {
@@ -1991,7 +2007,7 @@ extension Components {
                     case average
                     case peak
                     case aWeighted
-                    case cWeighted
+                    case lceq
                     case bands
                 }
             }
@@ -2043,21 +2059,18 @@ extension Components {
             /// - Parameters:
             ///   - unit:
             ///   - format:
-            ///   - bandCentresHz: Nominal centres of the third-octave bands, in the order of each sample's `bands`: base-10 bands n = 17 … 40, exact centres 10^(n/10) Hz, edges at centre · 10^(±1/20).
             ///   - samples:
             ///   - trailingPartialSecond:
             ///   - character:
             public init(
                 unit: Components.Schemas.MeterReport.UnitPayload,
                 format: Components.Schemas.MeterReport.FormatPayload,
-                bandCentresHz: [Swift.Int],
                 samples: Components.Schemas.MeterReport.SamplesPayload,
                 trailingPartialSecond: Components.Schemas.MeterReport.TrailingPartialSecondPayload,
                 character: Components.Schemas.SoundCharacter
             ) {
                 self.unit = unit
                 self.format = format
-                self.bandCentresHz = bandCentresHz
                 self.samples = samples
                 self.trailingPartialSecond = trailingPartialSecond
                 self.character = character
@@ -2065,7 +2078,6 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case unit
                 case format
-                case bandCentresHz
                 case samples
                 case trailingPartialSecond
                 case character
@@ -2131,7 +2143,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/SoundCharacter/shares`.
             public var shares: Components.Schemas.SoundCharacter.SharesPayload
-            /// Median over the seconds of `cWeighted − aWeighted`, dB; null without seconds. Above about 10 dB, low frequencies carry much of the sound.
+            /// Median over the seconds of `lceq − aWeighted`, dB; null without seconds. Above about 10 dB, low frequencies carry much of the sound.
             ///
             ///
             /// - Remark: Generated from `#/components/schemas/SoundCharacter/medianLcMinusLa`.
@@ -2143,7 +2155,7 @@ extension Components {
             /// - Parameters:
             ///   - windowSeconds:
             ///   - shares: Share of the windows' seconds per label, 0 … 1, to 0.001; every label present.
-            ///   - medianLcMinusLa: Median over the seconds of `cWeighted − aWeighted`, dB; null without seconds. Above about 10 dB, low frequencies carry much of the sound.
+            ///   - medianLcMinusLa: Median over the seconds of `lceq − aWeighted`, dB; null without seconds. Above about 10 dB, low frequencies carry much of the sound.
             ///   - windows:
             public init(
                 windowSeconds: Swift.Int,

@@ -1,7 +1,7 @@
 import AudioMetering
 
 /// Per-second levels of an audio file in the v2 check-in sample shape (`unit`, samples with
-/// `average` = RMS and `peak`, A- and C-weighted and third-octave levels alongside), with the
+/// `average` = RMS and `peak`, A-weighted, `lceq` and `bands` alongside), with the
 /// file's format, what became of its trailing partial second, and what kind of sound it holds
 /// (`character`). The body of `POST /api/v2/meter` and of `hearclear meter --json`.
 public struct MeterReport: Encodable, Sendable {
@@ -16,29 +16,11 @@ public struct MeterReport: Encodable, Sendable {
         public var peak: Double
         /// RMS level after IEC 61672 A-weighting, dBFS.
         public var aWeighted: Double
-        /// RMS level after IEC 61672 C-weighting, dBFS.
-        public var cWeighted: Double
-        /// Unweighted third-octave levels, dBFS, one per entry of `bandCentresHz`; null above
-        /// Nyquist. FFT approximations, not IEC 61260 filters.
-        public var bands: [Double?]
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encodeIfPresent(t, forKey: .t)
-            try container.encode(offset, forKey: .offset)
-            try container.encode(average, forKey: .average)
-            try container.encode(peak, forKey: .peak)
-            try container.encode(aWeighted, forKey: .aWeighted)
-            try container.encode(cWeighted, forKey: .cWeighted)
-            var bandList = container.nestedUnkeyedContainer(forKey: .bands)
-            for band in bands {
-                if let band { try bandList.encode(band) } else { try bandList.encodeNil() }
-            }
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case t, offset, average, peak, aWeighted, cWeighted, bands
-        }
+        /// RMS level after IEC 61672 C-weighting (the second's LCeq), dBFS: a check-in sample's `lceq`.
+        public var lceq: Double
+        /// Unweighted third-octave levels, dBFS, keyed by nominal centre ("50" … "10000"), the bands
+        /// below Nyquist only: a check-in sample's `bands`. FFT approximations, not IEC 61260 filters.
+        public var bands: [String: Double]
     }
 
     /// What kind of sound the recording holds: ~10 s windows labelled by
@@ -127,8 +109,6 @@ public struct MeterReport: Encodable, Sendable {
 
     public var unit = "dbfs"
     public var format: Format
-    /// Nominal centres of the third-octave bands each sample's `bands` holds, in order.
-    public var bandCentresHz = ThirdOctaveBands.nominalCentresHz
     public var samples: [Sample]
     public var trailingPartialSecond: TrailingPartialSecond
     public var character: Character
@@ -146,8 +126,11 @@ public struct MeterReport: Encodable, Sendable {
                         offsetMinutes: $0.offsetMinutes)
                 },
                 offset: sample.offsetSeconds, average: centi(sample.averageDBFS), peak: centi(sample.peakDBFS),
-                aWeighted: centi(sample.aWeightedDBFS), cWeighted: centi(sample.cWeightedDBFS),
-                bands: sample.bandsDBFS.map { $0.map(centi) })
+                aWeighted: centi(sample.aWeightedDBFS), lceq: centi(sample.cWeightedDBFS),
+                bands: Dictionary(
+                    uniqueKeysWithValues: zip(ThirdOctaveBands.nominalCentresHz, sample.bandsDBFS).compactMap {
+                        centre, level in level.map { (String(centre), centi($0)) }
+                    }))
         }
         let character = metered.character
         self.character = Character(
