@@ -155,6 +155,7 @@ let package = Package(
                 "HearClearStore",
                 "HearClearTestSupport",
                 "CSndFile",
+                "AudioMetering",
                 "AudioTestSupport",
                 "HearClearClient",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -3,7 +3,9 @@ import HearClearClient
 import HearClearEngine
 
 /// A v2 check-in (docs/ARCHITECTURE.md, "API v2 rules") made from metered samples:
-/// `average` = RMS, `peak`, in dBFS, each second's time as the report wrote it.
+/// `average` = RMS, `peak`, in dBFS, each second's time as the report wrote it; with
+/// `--with-spectra`, `average` = the A-weighted level (the server takes `average` as LAeq beside
+/// `lceq`), `lceq` and the third-octave `bands`.
 enum CheckinUploadBody {
     static func make(id: String, report: MeterReport, options: SubmitOptions) throws
         -> Components.Schemas.CheckinInput
@@ -12,7 +14,12 @@ enum CheckinUploadBody {
             guard let t = sample.t, let time = RFC3339.parse(t) else {
                 throw CommandFailure("the sample at \(sample.offset) s has no time")
             }
-            return Components.Schemas.Sample(t: time.date, average: sample.average, peak: sample.peak)
+            guard options.withSpectra else {
+                return Components.Schemas.Sample(t: time.date, average: sample.average, peak: sample.peak)
+            }
+            return Components.Schemas.Sample(
+                t: time.date, average: sample.aWeighted, peak: sample.peak, lceq: sample.lceq,
+                bands: .init(additionalProperties: sample.bands))
         }
         return Components.Schemas.CheckinInput(
             id: id,

@@ -32,11 +32,21 @@ struct SubmitOptions: ParsableArguments {
     @Option(help: "Seconds to wait for the server's judgement after it accepts the check-in.")
     var wait = 5.0
 
+    @Flag(
+        help: """
+            Also send each second's LCeq and third-octave bands, for the cells' sound character; \
+            "average" is then the A-weighted level (LAeq), as the server takes it beside "lceq".
+            """)
+    var withSpectra = false
+
     func validate() throws {
         let venueDetails = [venueName == nil, latitude == nil, longitude == nil, timezone == nil]
         guard submit else {
-            if url != nil || venue != nil || device != nil || model != nil || venueDetails.contains(false) {
-                throw ValidationError("--url, --venue, --device and the venue details are only used with --submit")
+            if url != nil || venue != nil || device != nil || model != nil || withSpectra
+                || venueDetails.contains(false)
+            {
+                throw ValidationError(
+                    "--url, --venue, --device, --with-spectra and the venue details are only used with --submit")
             }
             return
         }

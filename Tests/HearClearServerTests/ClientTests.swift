@@ -1,3 +1,4 @@
+import AudioMetering
 import Foundation
 import HearClearClient
 import HearClearTestSupport
@@ -112,6 +113,73 @@ struct ClientTests {
                     #expect(averages.allSatisfy { abs($0 - -33.01) < 0.02 }, "\(averages)")
                     #expect(zones == [-210], "the --start offset, -03:30, on every second")
                     #expect(startedAt == RFC3339.parse(start)?.date)
+                }
+                #expect(found == 1)
+            }
+        }
+    }
+
+    @Test(
+        "meter --submit --with-spectra sends the A-weighted level as average, LCeq and the bands below Nyquist; the server stores them"
+    )
+    func meterSubmitWithSpectra() async throws {
+        // A 1 kHz sine at -30 dBFS peak: its RMS is 20·log10(10^(-30/20)/√2) = -33.01 dBFS (by hand),
+        // and A- and C-weighting are both 0 dB at 1 kHz, so average (LAeq) ≈ lceq ≈ the 1 kHz band.
+        let audio = try TestAudio.sine(dBFS: -30, seconds: 12, sampleRate: 8000)
+        let start = RFC3339.format(
+            secondsSince1970: Date().addingTimeInterval(-180).timeIntervalSince1970.rounded(.down), offsetMinutes: 0)
+        try await MeterServer.withLive { server, database in
+            let url = "http://localhost:\(try #require(server.port))"
+            try await withScratchDirectory { scratch in
+                let file = scratch.appendingPathComponent("tone.wav")
+                try audio.write(to: file)
+                let metered = try await HearClearCommand.run(["meter", file.path, "--json"], scratch: scratch)
+                #expect(metered.status == 0, "\(metered.errors)")
+                let report = try #require(
+                    try JSONSerialization.jsonObject(with: Data(metered.output.utf8)) as? [String: Any])
+                let samples = try #require(report["samples"] as? [[String: Any]])
+                let aWeighted = samples.compactMap { $0["aWeighted"] as? Double }
+                #expect(aWeighted.count == 12)
+                let bandKeys = Set((samples.first?["bands"] as? [String: Double] ?? [:]).keys)
+
+                let result = try await HearClearCommand.run(
+                    [
+                        "meter", file.path, "--start", start, "--submit", "--with-spectra", "--url", url, "--venue",
+                        "spectra-venue", "--venue-name", "The Tone Room", "--latitude", "47.56", "--longitude",
+                        "-52.71", "--device", "recorder-0002", "--json",
+                    ], scratch: scratch)
+                #expect(result.status == 0, "\(result.errors)")
+                let answer = try #require(
+                    try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+                let id = try #require((answer["id"] as? String).flatMap(UUID.init(uuidString:)))
+
+                let rows = try await database.query(
+                    "SELECT average_dbfs, lceq_ddb, band_indexes, bands_ddb FROM checkins WHERE id = \(id)")
+                var found = 0
+                for try await (averages, lceq, bandIndexes, bands) in rows.decode(
+                    ([Float], [Int16], [Int16], [Int16]).self)
+                {
+                    found += 1
+                    // average is the meter's A-weighted level, not its RMS.
+                    #expect(averages.count == 12)
+                    for (stored, metered) in zip(averages, aWeighted) {
+                        #expect(abs(Double(stored) - metered) < 0.01, "\(stored) vs \(metered)")
+                    }
+                    #expect(averages.allSatisfy { abs($0 - -33.01) < 0.3 }, "\(averages)")
+                    #expect(lceq.count == 12)
+                    #expect(
+                        zip(lceq, averages).allSatisfy { abs(Double($0) / 10 - Double($1)) < 0.3 },
+                        "\(lceq) \(averages)")
+                    // The bands the meter measured at 8 kHz (upper edge at or below 4 kHz), each stored.
+                    let centres = bandIndexes.map { ThirdOctaveBands.nominalCentresHz[Int($0)] }
+                    #expect(Set(centres.map(String.init)) == bandKeys)
+                    #expect(centres.contains(1000) && !centres.contains(4000), "\(centres)")
+                    #expect(bands.count == 12 * bandIndexes.count)
+                    let kilohertz = try #require(centres.firstIndex(of: 1000))
+                    for second in 0..<12 {
+                        let level = Double(bands[second * bandIndexes.count + kilohertz]) / 10
+                        #expect(abs(level - -33.01) < 0.5, "second \(second): \(level)")
+                    }
                 }
                 #expect(found == 1)
             }
