@@ -1,7 +1,7 @@
 import Foundation
 
-/// The power spectrum of one frame: a periodic Hamming window, KissFFT, and a scale that makes
-/// the bins add up to the frame's mean square.
+/// The power spectrum of one frame: a periodic Hamming window (``AnalysisWindow/hamming``),
+/// KissFFT, and a scale that makes the bins add up to the frame's mean square.
 ///
 /// Scale: for a window w of length N, Parseval gives Σ_k |X_k|² = N · Σ_n (x_n·w_n)², whose
 /// expectation is N · Σw² · mean square. So bin k (0 < k < N/2, counting its negative-frequency
@@ -21,12 +21,8 @@ struct FramePowerSpectrum {
         guard let fft = RealFFT(size: frameLength) else { return nil }
         self.frameLength = frameLength
         self.fft = fft
-        // Periodic ("DFT-even") Hamming: symmetric around bin centres, as interpolation wants.
-        let n = Double(frameLength)
-        let window = (0..<frameLength).map { i in 0.54 - 0.46 * cos(2 * Double.pi * Double(i) / n) }
-        self.window = window.map { Float($0) }
-        let energy = window.reduce(0) { $0 + $1 * $1 }
-        binScale = 2 / (n * energy)
+        window = AnalysisWindow.hamming.coefficients(frameLength)
+        binScale = AnalysisWindow.meanSquareScale(window)
         windowed = [Float](repeating: 0, count: frameLength)
     }
 

@@ -9,6 +9,9 @@ enum AnalysisWindow {
     /// Periodic Hann, 0.5 − 0.5·cos(2πn/N): its square adds up to 3/2 at a hop of N/4. Main lobe
     /// ±2 bins, first sidelobe −31 dB, falling 18 dB an octave.
     case hann
+    /// Periodic ("DFT-even") Hamming, 0.54 − 0.46·cos(2πn/N): symmetric around bin centres, as the
+    /// tone search's interpolation wants (``FramePowerSpectrum``).
+    case hamming
 
     func coefficients(_ length: Int) -> [Float] {
         let n = Double(length)
@@ -16,8 +19,16 @@ enum AnalysisWindow {
             switch self {
             case .sine: Float(sin(Double.pi * (Double(i) + 0.5) / n))
             case .hann: Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / n))
+            case .hamming: Float(0.54 - 0.46 * cos(2 * Double.pi * Double(i) / n))
             }
         }
+    }
+
+    /// What turns |X_k|² of a frame windowed by `coefficients` into bin k's share of the frame's
+    /// mean square, counting its negative-frequency twin: 2 / (N · Σw²) (Parseval; see
+    /// ``FramePowerSpectrum``).
+    static func meanSquareScale(_ coefficients: [Float]) -> Double {
+        2 / (Double(coefficients.count) * coefficients.reduce(0.0) { $0 + Double($1) * Double($1) })
     }
 }
 
@@ -133,8 +144,7 @@ final class PooledPowerSpectrum {
         guard let fft = RealFFT(size: length) else { return nil }
         self.length = length
         self.fft = fft
-        let energy = window.coefficients(length).reduce(0.0) { $0 + Double($1) * Double($1) }
-        scale = 2 / (Double(length) * energy)
+        scale = AnalysisWindow.meanSquareScale(window.coefficients(length))
         input = .allocate(capacity: length)
         input.initialize(repeating: 0)
         power = .allocate(capacity: length / 2 + 1)
