@@ -36,7 +36,7 @@ let package = Package(
         // kissfft-float.pc's cflags are -D flags SwiftPM refuses with a warning (both merely restate
         // the header's defaults); shim.h includes <kissfft/kiss_fftr.h> from the system path instead.
         .systemLibrary(name: "CKissFFT", providers: [.apt(["libkissfft-dev"])]),
-        .target(name: "AudioMetering", dependencies: ["CSndFile", "CKissFFT"]),
+        .target(name: "AudioMetering", dependencies: ["LoudnessCore", "CSndFile", "CKissFFT"]),
         .executableTarget(name: "audiometer-bench", dependencies: ["AudioMetering"]),
         // The sound character's features and labels of audio files, one JSON line each, for
         // scripts/sound-character/ (tuning and evaluation on synthetic audio).

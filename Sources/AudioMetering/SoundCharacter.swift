@@ -1,18 +1,8 @@
-/// What kind of loud a window of a recording is.
-public enum SoundCharacterLabel: String, Sendable, CaseIterable, Codable {
-    /// Voices: one or many people talking.
-    case babble
-    /// Music without a low-frequency excess.
-    case music
-    /// Music whose bass (below 160 Hz) stands out: LC − LA or the low bands are high.
-    case bassHeavyMusic = "bass_heavy_music"
-    /// Broadband noise whose level changes only slowly: ventilation, traffic, a fridge.
-    case steadyNoise = "steady_noise"
-    /// Too quiet for its character to matter (see ``SoundCharacterRules/quietBelowDBFS``).
-    case quiet
-    /// The features do not point clearly to one of the others.
-    case uncertain
-}
+import LoudnessCore
+
+/// What kind of loud a window of a recording is: the labels the server's per-second rules give
+/// too, with the same raw values (LoudnessCore's `SoundClass`, one definition for both).
+public typealias SoundCharacterLabel = SoundClass
 
 /// The features a window is judged by. All are computed from the meter's per-second levels and
 /// the short frames inside the window; nil when the window cannot give one (too short, silent, a

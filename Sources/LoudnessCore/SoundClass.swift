@@ -1,7 +1,7 @@
 /// What kind of loud a window of a check-in's seconds is (docs/ARCHITECTURE.md, "Sound
-/// character"). The same labels, with the same raw values, as the meter's classifier
-/// (`SoundCharacterLabel` in AudioMetering); the order of `allCases` is the order of the stored
-/// per-label second counts (`character_class_seconds`), so never reorder them.
+/// character"), and of a window of a recording the meter classifies (`SoundCharacterLabel` in
+/// AudioMetering is this type). The order of `allCases` is the order of the stored per-label
+/// second counts (`character_class_seconds`), so never reorder them.
 public enum SoundClass: String, Sendable, CaseIterable, Codable {
     /// Voices: one or many people talking.
     case babble

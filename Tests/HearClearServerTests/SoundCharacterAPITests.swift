@@ -43,7 +43,6 @@ struct SoundCharacterAPITests {
 
     @Test("the per-second rules share the meter's labels, bands and the thresholds of the features both measure")
     func sharedWithTheMeter() {
-        #expect(SoundClass.allCases.map(\.rawValue) == SoundCharacterLabel.allCases.map(\.rawValue))
         #expect(CheckinSpectraReader.bandKeys == ThirdOctaveBands.nominalCentresHz.map(String.init))
         #expect(SpectralSamples.bandCount == ThirdOctaveBands.count)
         let meter = SoundCharacterRules()
