@@ -1,4 +1,5 @@
 import Foundation
+import LoudnessCore
 
 /// The third-octave bands the meter reports: base-10 bands n = 17 … 40 of IEC 61260-1, exact
 /// centres 10^(n/10) Hz (50.1 Hz … 10 kHz, 24 bands), edges at centre · 10^(±1/20), labelled by
@@ -7,13 +8,11 @@ import Foundation
 public enum ThirdOctaveBands {
     /// Band numbers n, centre 10^(n/10) Hz.
     static let numbers = 17...40
-    public static let count = 24
+    public static let count = SpectralSamples.bandCount
 
-    /// Nominal centres, as IEC 61260-1 and every sound level meter name them.
-    public static let nominalCentresHz: [Int] = [
-        50, 63, 80, 100, 125, 160, 200, 250, 315, 400, 500, 630, 800, 1000, 1250, 1600, 2000, 2500, 3150, 4000,
-        5000, 6300, 8000, 10000,
-    ]
+    /// Nominal centres, as IEC 61260-1 and every sound level meter name them (LoudnessCore's
+    /// `SpectralSamples.nominalCentresHz`, which check-ins carry bands of).
+    public static let nominalCentresHz = SpectralSamples.nominalCentresHz
 
     /// Exact centre of the band at `index` (0 = 50 Hz).
     public static func centreHz(_ index: Int) -> Double { pow(10, Double(numbers.lowerBound + index) / 10) }

@@ -3,12 +3,18 @@
 /// ``SessionSamples``. A check-in carries LCeq on every sample or none, and the same set of bands on
 /// every sample or none.
 ///
-/// Bands are numbered 0 … 23 from 50 Hz to 10 kHz, the nominal centres of `ThirdOctaveBands` in
-/// AudioMetering (50, 63, 80, 100, 125, 160, 200, 250, 315, 400, 500, 630, 800, 1000, 1250, 1600,
-/// 2000, 2500, 3150, 4000, 5000, 6300, 8000, 10000 Hz).
+/// Bands are numbered 0 … 23 from 50 Hz to 10 kHz (``nominalCentresHz``, the bands the meter's
+/// `ThirdOctaveBands` in AudioMetering measures).
 public struct SpectralSamples: Sendable, Equatable {
+    /// Nominal centres of the 24 third-octave bands, 50 Hz … 10 kHz, as IEC 61260-1 and every sound
+    /// level meter name them: band `i` is centred on `nominalCentresHz[i]`. The one list of them:
+    /// the meter's `ThirdOctaveBands` and the API's band keys are these.
+    public static let nominalCentresHz: [Int] = [
+        50, 63, 80, 100, 125, 160, 200, 250, 315, 400, 500, 630, 800, 1000, 1250, 1600, 2000, 2500, 3150, 4000,
+        5000, 6300, 8000, 10000,
+    ]
     /// The 24 third-octave bands, 50 Hz … 10 kHz.
-    public static let bandCount = 24
+    public static let bandCount = nominalCentresHz.count
 
     /// Number of samples (seconds).
     public let count: Int

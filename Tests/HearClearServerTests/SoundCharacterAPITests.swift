@@ -43,8 +43,6 @@ struct SoundCharacterAPITests {
 
     @Test("the per-second rules share the meter's labels, bands and the thresholds of the features both measure")
     func sharedWithTheMeter() {
-        #expect(CheckinSpectraReader.bandKeys == ThirdOctaveBands.nominalCentresHz.map(String.init))
-        #expect(SpectralSamples.bandCount == ThirdOctaveBands.count)
         let meter = SoundCharacterRules()
         let second = SecondCharacterRules()
         #expect(second.quietBelowDBFS == meter.quietBelowDBFS)

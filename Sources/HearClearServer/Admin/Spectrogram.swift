@@ -1,4 +1,3 @@
-import AudioMetering
 import Foundation
 import LoudnessCore
 
@@ -202,7 +201,7 @@ struct Spectrogram {
 
     /// `100`, `1k`, `10k`.
     static func bandName(_ band: Int) -> String {
-        let hertz = ThirdOctaveBands.nominalCentresHz[band]
+        let hertz = SpectralSamples.nominalCentresHz[band]
         guard hertz >= 1000 else { return String(hertz) }
         return hertz % 1000 == 0 ? "\(hertz / 1000)k" : String(format: "%.2gk", Double(hertz) / 1000)
     }

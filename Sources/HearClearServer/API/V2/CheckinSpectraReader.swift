@@ -1,4 +1,3 @@
-import AudioMetering
 import LoudnessCore
 
 /// Reads the optional `lceq` and `bands` of a check-in's samples (docs/ARCHITECTURE.md, "API v2
@@ -8,15 +7,15 @@ import LoudnessCore
 /// must do the same, and the first that does not is pointed at (once for `lceq`, once for
 /// `bands`). Levels are dBFS whatever the check-in's `unit` (which is about `average` and `peak`),
 /// in the range `average` accepts in dBFS. Band keys are the nominal centres of
-/// `ThirdOctaveBands` (AudioMetering), 50 … 10000, as strings.
+/// `SpectralSamples.nominalCentresHz` (the meter's bands), 50 … 10000, as strings.
 struct CheckinSpectraReader {
     static let range = CheckinValidator.dbfsRange
     static let rangeText = "must be from -200 to 20 dBFS"
     /// `"100"` → 3.
     static let bandNumbers: [String: Int] = Dictionary(
-        uniqueKeysWithValues: ThirdOctaveBands.nominalCentresHz.enumerated().map { (String($1), $0) })
-    static let bandKeys = ThirdOctaveBands.nominalCentresHz.map(String.init)
-    static let bandList = ThirdOctaveBands.nominalCentresHz.map(String.init).joined(separator: ", ")
+        uniqueKeysWithValues: bandKeys.enumerated().map { ($1, $0) })
+    static let bandKeys = SpectralSamples.nominalCentresHz.map(String.init)
+    static let bandList = bandKeys.joined(separator: ", ")
 
     /// Whether sample 0 carried `lceq` (nil before it is read).
     private var carriesLceq: Bool?
