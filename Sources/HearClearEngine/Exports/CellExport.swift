@@ -114,6 +114,8 @@ struct CellExportEncoder: Sendable {
     let bands: Bands
     let loudness: LoudnessReads
     let license: DataLicense
+    /// One encoder for the whole export (`JSONEncoder.api` makes a new one each time it is read).
+    let json = JSONEncoder.api
 
     static let csvHeader = [
         "venue_id", "name", "category", "timezone", "latitude", "longitude", "day", "hour", "level", "range_low",
@@ -182,7 +184,7 @@ struct CellExportEncoder: Sendable {
         case .geojson:
             // The head object without its closing brace, then the features array.
             var data =
-                (try? JSONEncoder.api.encode(FeatureCollectionHead(license: license, bands: bands.bands)))
+                (try? json.encode(FeatureCollectionHead(license: license, bands: bands.bands)))
                 ?? Data("{}".utf8)
             data.removeLast()
             buffer.append(contentsOf: data)
@@ -215,7 +217,7 @@ struct CellExportEncoder: Sendable {
                             estimated: cell.estimated, basis: cell.basis?.rawValue)
                     }))
             // Every value is a string, number or bool: encoding cannot fail.
-            guard let data = try? JSONEncoder.api.encode(feature) else { return }
+            guard let data = try? json.encode(feature) else { return }
             if !first { buffer.append(UInt8(ascii: ",")) }
             buffer.append(UInt8(ascii: "\n"))
             buffer.append(contentsOf: data)
