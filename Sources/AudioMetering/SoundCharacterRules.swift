@@ -1,4 +1,5 @@
 import Foundation
+import LoudnessCore
 
 /// The rules that label a window from its ``SoundFeatures``: a decision list, the first rule that
 /// holds decides, and the label comes with the rule and the values it compared.
@@ -22,11 +23,12 @@ import Foundation
 ///
 /// The thresholds were tuned on the tuning half of the synthetic set made by
 /// `scripts/sound-character/` (`tune.py`) and checked on the other half (docs/ARCHITECTURE.md,
-/// "What kind of loud").
+/// "What kind of loud"). The thresholds of LAeq, LC − LA and the low-frequency excess are
+/// LoudnessCore's `SoundCharacterThresholds`, which the server's per-second rules use too.
 public struct SoundCharacterRules: Sendable, Equatable, Codable {
     /// Under this LAeq a window is `quiet`: −60 dBFS is 50 dB(A) at the server's default
     /// reference offset (110 dB), under the ~57 dB(A) where people start raising their voices.
-    public var quietBelowDBFS = -60.0
+    public var quietBelowDBFS = SoundCharacterThresholds.quietBelowDBFS
     // Tuned on the tuning half (tune.py: coordinate descent, each threshold then moved to the middle
     // of the values that score as well; the ranges quoted are the 10th–90th percentiles of its clean
     // windows). Where that run reached the end of the grid searched, the
@@ -37,10 +39,10 @@ public struct SoundCharacterRules: Sendable, Equatable, Codable {
     /// Steady: clean noises read 0.03–0.05; voices and music 0.3 and more.
     public var noiseMaximumDepth = 0.2
     /// The mark of a low-frequency problem: LCeq − LAeq above about 10 dB.
-    public var bassMinimumLcMinusLaDB = 10.0
-    public var bassMinimumLowFrequencyExcessDB = 4.0
+    public var bassMinimumLcMinusLaDB = SoundCharacterThresholds.bassMinimumLcMinusLaDB
+    public var bassMinimumLowFrequencyExcessDB = SoundCharacterThresholds.bassMinimumLowFrequencyExcessDB
     /// Voices read −17 to −9 dB alone, music −5 to +5, noise 0 (pink) to +11 (brown).
-    public var babbleMaximumLowFrequencyExcessDB = -5.0
+    public var babbleMaximumLowFrequencyExcessDB = SoundCharacterThresholds.babbleMaximumLowFrequencyExcessDB
     /// Voices read −9 to −4.7 dB, chords and melodies −16 to −11.
     public var babbleMinimumFlatnessDB = -11.0
     public var musicMaximumFlatnessDB = -6.0

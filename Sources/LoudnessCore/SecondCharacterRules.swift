@@ -69,7 +69,8 @@ public struct SecondFeatures: Sendable, Equatable {
 /// 8. `uncertain` otherwise.
 ///
 /// Same labels as the meter's rules (`SoundCharacterRules` in AudioMetering), and the meter's
-/// thresholds for the features both measure alike (LAeq, LC − LA, low-frequency excess). The
+/// thresholds for the features both measure alike (LAeq, LC − LA, low-frequency excess:
+/// ``SoundCharacterThresholds``). The
 /// others were set on the tuning half of the synthetic set of `scripts/sound-character/` metered to
 /// one value a second, bands from 100 Hz as a phone measures, and checked once on the other half.
 ///
@@ -80,19 +81,19 @@ public struct SecondFeatures: Sendable, Equatable {
 public struct SecondCharacterRules: Sendable, Equatable {
     /// Under this LAeq a window is `quiet` (the meter's): −60 dBFS is 50 dB(A) at the default
     /// reference offset, under the ~57 dB(A) where people start raising their voices.
-    public var quietBelowDBFS = -60.0
+    public var quietBelowDBFS = SoundCharacterThresholds.quietBelowDBFS
     /// Steady noise: the spectrum's shape moves at most this from second to second (tuning half:
     /// steady noise a median of 0.6 dB and 90 % under 1.4; voices and music 90 % above 2).
     public var steadyMaximumShapeFluxDB = 1.2
     /// Bass-heavy music: low-frequency excess at least this (the meter's) …
-    public var bassMinimumLowFrequencyExcessDB = 4.0
+    public var bassMinimumLowFrequencyExcessDB = SoundCharacterThresholds.bassMinimumLowFrequencyExcessDB
     /// … and LC − LA at least this (the meter's; the mark of a low-frequency problem).
-    public var bassMinimumLcMinusLaDB = 10.0
+    public var bassMinimumLcMinusLaDB = SoundCharacterThresholds.bassMinimumLcMinusLaDB
     /// Without LCeq, the low-frequency excess alone must reach this (at 4 dB, a third of the tuning
     /// half's music was called bass-heavy; at 8, 8 %).
     public var bassWithoutLceqMinimumLowFrequencyExcessDB = 8.0
     /// Babble: voices carry little under 160 Hz against 500 Hz–4 kHz (the meter's) …
-    public var babbleMaximumLowFrequencyExcessDB = -5.0
+    public var babbleMaximumLowFrequencyExcessDB = SoundCharacterThresholds.babbleMaximumLowFrequencyExcessDB
     /// … little LC − LA (tuning half: voices 90 % under 2.3 dB, music 75 % over 3.1) …
     public var babbleMaximumLcMinusLaDB = 3.0
     /// … and a smooth spectrum within octaves (voices: 90 % at −1.6 dB or more).

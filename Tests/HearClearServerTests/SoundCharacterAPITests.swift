@@ -1,4 +1,3 @@
-import AudioMetering
 import Foundation
 import HTTPTypes
 import HearClearServer
@@ -37,18 +36,6 @@ struct SoundCharacterAPITests {
         var bands = samples[index]["bands"] as! JSONObject
         bands[key] = value
         samples[index]["bands"] = bands
-    }
-
-    // MARK: The meter's terms
-
-    @Test("the per-second rules share the meter's labels, bands and the thresholds of the features both measure")
-    func sharedWithTheMeter() {
-        let meter = SoundCharacterRules()
-        let second = SecondCharacterRules()
-        #expect(second.quietBelowDBFS == meter.quietBelowDBFS)
-        #expect(second.bassMinimumLcMinusLaDB == meter.bassMinimumLcMinusLaDB)
-        #expect(second.bassMinimumLowFrequencyExcessDB == meter.bassMinimumLowFrequencyExcessDB)
-        #expect(second.babbleMaximumLowFrequencyExcessDB == meter.babbleMaximumLowFrequencyExcessDB)
     }
 
     // MARK: Parsing
