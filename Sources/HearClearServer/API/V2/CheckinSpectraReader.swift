@@ -25,20 +25,28 @@ struct CheckinSpectraReader {
     private var bands: [Int16] = []
     private var lceqReported = false
     private var bandsReported = false
+    private let sampleCount: Int
 
+    /// Nothing is allocated until sample 0 shows what the check-in carries.
     init(sampleCount: Int) {
-        lceq.reserveCapacity(sampleCount)
+        self.sampleCount = sampleCount
     }
 
-    mutating func read(_ sample: CheckinRequest.Sample, at index: Int, rules: inout FieldRules) {
-        let pointer = "/samples/\(index)"
+    /// Reads the sample at `pointer` (`/samples/3`, the validator's).
+    mutating func read(_ sample: CheckinRequest.Sample, pointer: String, rules: inout FieldRules) {
         readLceq(sample.lceq, pointer: pointer, rules: &rules)
         readBands(sample.bands, pointer: pointer, rules: &rules)
     }
 
     private mutating func readLceq(_ value: Double?, pointer: String, rules: inout FieldRules) {
-        let carries = carriesLceq ?? (value != nil)
-        carriesLceq = carries
+        let carries: Bool
+        if let carriesLceq {
+            carries = carriesLceq
+        } else {
+            carries = value != nil
+            carriesLceq = carries
+            if carries { lceq.reserveCapacity(sampleCount) }
+        }
         switch (carries, value) {
         case (true, let value?):
             if value.isFinite, Self.range.contains(value) {
@@ -73,7 +81,9 @@ struct CheckinSpectraReader {
                 bandsReported = true
             }
             let unknown = unknownKeys(levels, pointer: pointer, rules: &rules)
-            bandIndexes = levels.keys.compactMap { Self.bandNumbers[$0] }.sorted()
+            let indexes = levels.keys.compactMap { Self.bandNumbers[$0] }.sorted()
+            bandIndexes = indexes
+            bands.reserveCapacity(sampleCount * indexes.count)
             if unknown { bandsReported = true }
             readLevels(levels, pointer: pointer, rules: &rules)
             return

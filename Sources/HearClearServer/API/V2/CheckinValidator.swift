@@ -168,7 +168,7 @@ struct CheckinValidator {
                 let dbfs = unit == .dbfs ? Float(value) : Float(Level.dBFS(fromAmplitude: value))
                 if name == "average" { series.average.append(dbfs) } else { series.peak.append(dbfs) }
             }
-            spectra.read(sample, at: index, rules: &rules)
+            spectra.read(sample, pointer: pointer, rules: &rules)
         }
         guard rules.errors.isEmpty, let first else { return nil }
         series.start = Date(timeIntervalSince1970: first)
