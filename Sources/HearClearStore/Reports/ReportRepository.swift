@@ -56,7 +56,7 @@ public struct ReportRepository: Sendable {
     /// (then the stored one is answered and nothing is written). The device's id is hashed by
     /// the statement and linked to its `devices` row when it has one; it is not stored.
     public func insert(_ report: NewReport) async throws -> Insertion {
-        let rows = try await client.query(
+        let inserted = try await firstReport(
             """
             WITH inserted AS (
                 INSERT INTO venue_reports (venue_id, device_sha256, device_id, at, weekday, hour, felt, comment,
@@ -69,39 +69,25 @@ public struct ReportRepository: Sendable {
                 ON CONFLICT (venue_id, device_sha256, at) DO NOTHING
                 RETURNING *)
             SELECT \(unescaped: StoredReport.columns) FROM inserted r JOIN venues v ON v.id = r.venue_id
-            """,
-            logger: logger)
-        for try await row in rows {
-            var columns = ColumnReader(row)
-            return .created(try StoredReport(reading: &columns))
-        }
-        let existing = try await client.query(
+            """)
+        if let inserted { return .created(inserted) }
+        let existing = try await firstReport(
             """
             SELECT \(unescaped: StoredReport.columns) FROM venue_reports r JOIN venues v ON v.id = r.venue_id
             WHERE r.venue_id = \(report.venueID) AND r.device_sha256 = sha256(convert_to(\(report.deviceID), 'UTF8'))
               AND r.at = \(report.at)
-            """,
-            logger: logger)
-        for try await row in existing {
-            var columns = ColumnReader(row)
-            return .existing(try StoredReport(reading: &columns))
-        }
-        throw StoreError.unexpected("a report conflicted with one that cannot be found")
+            """)
+        guard let existing else { throw StoreError.unexpected("a report conflicted with one that cannot be found") }
+        return .existing(existing)
     }
 
     /// The report, when it is about the venue `venueExternalID`.
     public func find(id: UUID, venueExternalID: String) async throws -> StoredReport? {
-        let rows = try await client.query(
+        try await firstReport(
             """
             SELECT \(unescaped: StoredReport.columns) FROM venue_reports r JOIN venues v ON v.id = r.venue_id
             WHERE r.id = \(id) AND v.external_id = \(venueExternalID)
-            """,
-            logger: logger)
-        for try await row in rows {
-            var columns = ColumnReader(row)
-            return try StoredReport(reading: &columns)
-        }
-        return nil
+            """)
     }
 
     /// What closing a report did.
@@ -116,7 +102,7 @@ public struct ReportRepository: Sendable {
     /// and why. A report already closed is left as it is.
     public func close(id: UUID, as status: ReportStatus, by username: String, note: String?) async throws -> Closing {
         precondition(status != .open, "a report is closed as resolved or dismissed")
-        let rows = try await client.query(
+        let closed = try await firstReport(
             """
             WITH closed AS (
                 UPDATE venue_reports SET status = \(status.rawValue), resolved_at = now(), resolved_by = \(username),
@@ -124,19 +110,21 @@ public struct ReportRepository: Sendable {
                 WHERE id = \(id) AND status = 'open'
                 RETURNING *)
             SELECT \(unescaped: StoredReport.columns) FROM closed r JOIN venues v ON v.id = r.venue_id
-            """,
-            logger: logger)
+            """)
+        if let closed { return .closed(closed) }
+        let existing = try await firstReport(
+            "SELECT \(unescaped: StoredReport.columns) FROM venue_reports r JOIN venues v ON v.id = r.venue_id WHERE r.id = \(id)"
+        )
+        return existing.map(Closing.alreadyClosed) ?? .notFound
+    }
+
+    /// The first report `query` answers (it selects ``StoredReport/columns``), `nil` for none.
+    private func firstReport(_ query: PostgresQuery) async throws -> StoredReport? {
+        let rows = try await client.query(query, logger: logger)
         for try await row in rows {
             var columns = ColumnReader(row)
-            return .closed(try StoredReport(reading: &columns))
+            return try StoredReport(reading: &columns)
         }
-        let existing = try await client.query(
-            "SELECT \(unescaped: StoredReport.columns) FROM venue_reports r JOIN venues v ON v.id = r.venue_id WHERE r.id = \(id)",
-            logger: logger)
-        for try await row in existing {
-            var columns = ColumnReader(row)
-            return .alreadyClosed(try StoredReport(reading: &columns))
-        }
-        return .notFound
+        return nil
     }
 }
