@@ -13,6 +13,27 @@ struct CheckinValidator {
     static let maxSpan: TimeInterval = 24 * 3_600
     static let dbfsRange = -200.0...20.0
     static let amplitudeRange = 0.0...10.0
+    static let timeRule = "must be an RFC 3339 time with an offset, such as 2026-11-21T21:03:04+11:00"
+
+    /// The instants a sample's `t` (and a report's `at`) may be at, from `now`: a phone's clock
+    /// may be a little ahead (``maxFuture``), and a check-in or a report is about a recent visit
+    /// (``maxAge``).
+    struct RecentWindow {
+        let latest: TimeInterval
+        let earliest: TimeInterval
+
+        init(now: Date) {
+            latest = now.timeIntervalSince1970 + CheckinValidator.maxFuture
+            earliest = now.timeIntervalSince1970 - CheckinValidator.maxAge
+        }
+
+        /// Why a time `seconds` after 1970 is outside the window; `nil` inside it.
+        func problem(_ seconds: TimeInterval) -> String? {
+            if seconds > latest { return "is more than 15 minutes in the future" }
+            if seconds < earliest { return "is more than 14 days old" }
+            return nil
+        }
+    }
 
     enum Unit: String {
         case dbfs, amplitude
@@ -122,17 +143,14 @@ struct CheckinValidator {
         var first: Double?
         var previous: Double?
         var previousOffset: Int32 = -1
-        let latest = now.timeIntervalSince1970 + Self.maxFuture
-        let earliest = now.timeIntervalSince1970 - Self.maxAge
+        let window = RecentWindow(now: now)
         for (index, sample) in samples.enumerated() where !rules.isFull {
             let pointer = "/samples/\(index)"
             if let text = sample.t {
                 if let time = RFC3339.parse(text) {
                     let seconds = time.secondsSince1970
-                    if seconds > latest {
-                        rules.fail(pointer + "/t", "is more than 15 minutes in the future")
-                    } else if seconds < earliest {
-                        rules.fail(pointer + "/t", "is more than 14 days old")
+                    if let problem = window.problem(seconds) {
+                        rules.fail(pointer + "/t", problem)
                     } else if let previous, seconds <= previous {
                         rules.fail(pointer + "/t", "must be later than the previous sample's time")
                     } else {
@@ -150,8 +168,7 @@ struct CheckinValidator {
                     }
                     previous = seconds
                 } else {
-                    rules.fail(
-                        pointer + "/t", "must be an RFC 3339 time with an offset, such as 2026-11-21T21:03:04+11:00")
+                    rules.fail(pointer + "/t", Self.timeRule)
                 }
             } else {
                 rules.fail(pointer + "/t", "is required")

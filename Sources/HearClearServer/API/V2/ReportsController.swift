@@ -85,17 +85,15 @@ struct ReportValidator {
 
         var at: RFC3339.Timestamp?
         if let text = body.at {
-            // The check-in rules: a phone's clock may be a little ahead; a report is about a recent visit.
+            // By the clock rules of check-ins (a phone may be a little ahead; a visit is recent).
             if let time = RFC3339.parse(text) {
-                if time.secondsSince1970 > now.timeIntervalSince1970 + CheckinValidator.maxFuture {
-                    rules.fail("/at", "is more than 15 minutes in the future")
-                } else if time.secondsSince1970 < now.timeIntervalSince1970 - CheckinValidator.maxAge {
-                    rules.fail("/at", "is more than 14 days old")
+                if let problem = CheckinValidator.RecentWindow(now: now).problem(time.secondsSince1970) {
+                    rules.fail("/at", problem)
                 } else {
                     at = time
                 }
             } else {
-                rules.fail("/at", "must be an RFC 3339 time with an offset, such as 2026-11-21T21:03:04+11:00")
+                rules.fail("/at", CheckinValidator.timeRule)
             }
         } else {
             rules.fail("/at", "is required")
