@@ -73,11 +73,7 @@ struct DashboardPage {
                 return Cell(
                     venueName: row.venueName, link: "/farmer/venues/\(row.venueExternalID)",
                     cell: AdminReportView.cellName(row.position), said: said, devices: AdminFormat.count(row.devices),
-                    now: now.map {
-                        AdminReportView.level(
-                            $0, label: LoudnessReads.label(ofCalibratedDB: $0, bands: bands),
-                            estimated: row.levelNowEstimated)
-                    } ?? "no data",
+                    now: AdminReportView.levelNow(now, estimated: row.levelNowEstimated, bands: bands),
                     latest: AdminFormat.minute(row.latestAt))
             }
             hasCells = !cells.isEmpty

@@ -46,11 +46,7 @@ struct AdminReportView {
         shown =
             report.shown.map { Self.level($0.levelDB, label: $0.label, estimated: $0.estimated) } ?? "nothing shown"
         let nowDB = row.levelNowDBFS.map { LoudnessReads.rounded($0 + referenceOffsetDB) }
-        now =
-            nowDB.map {
-                Self.level(
-                    $0, label: LoudnessReads.label(ofCalibratedDB: $0, bands: bands), estimated: row.levelNowEstimated)
-            } ?? "no data"
+        now = Self.levelNow(nowDB, estimated: row.levelNowEstimated, bands: bands)
         if let nowDB, let then = report.shown?.levelDB, abs(nowDB - then) >= 0.05 {
             change = AdminFormat.signed(nowDB - then) + " dB since"
         } else {
@@ -80,6 +76,13 @@ struct AdminReportView {
     /// `72.0 dB moderate`, `(estimate)` after an estimated cell's.
     static func level(_ levelDB: Double, label: String, estimated: Bool) -> String {
         "\(AdminFormat.decimal(levelDB)) dB \(label)" + (estimated ? " (estimate)" : "")
+    }
+
+    /// A cell's level now (calibrated, rounded), labelled by `bands`; `no data` without a cell.
+    static func levelNow(_ levelDB: Double?, estimated: Bool, bands: Bands) -> String {
+        levelDB.map {
+            level($0, label: LoudnessReads.label(ofCalibratedDB: $0, bands: bands), estimated: estimated)
+        } ?? "no data"
     }
 }
 
