@@ -4,9 +4,6 @@ public enum ReportFeeling: String, Sendable, CaseIterable {
     case quieter
     case louder
     case aboutRight = "about right"
-
-    /// Quieter or louder: the report disputes the level shown.
-    public var disagrees: Bool { self != .aboutRight }
 }
 
 /// Where a report stands: `open` until an admin resolves it (acted on) or dismisses it.
