@@ -66,10 +66,7 @@ struct CheckinChart {
         yTicks = stride(from: low, through: high, by: yStep).map {
             Tick(position: Self.text(scale.y($0)), label: AdminFormat.bound($0))
         }
-        let xStep = [5.0, 10, 15, 30, 60, 120, 300, 600, 900, 1800].first { duration / $0 <= 8 } ?? 3600
-        xTicks = stride(from: 0, through: duration, by: xStep).map {
-            Tick(position: Self.text(scale.x($0)), label: Self.clock($0))
-        }
+        xTicks = Self.timeTicks(duration: duration, scale: scale)
         legend = SecondRejection.allCases.compactMap { reason in
             let count = rejections.count { $0 == reason }
             guard count > 0 else { return nil }
@@ -92,6 +89,14 @@ struct CheckinChart {
         func y(_ level: Double) -> Double {
             let clamped = level.isFinite ? min(max(level, low), high) : low
             return CheckinChart.bottom - (CheckinChart.bottom - CheckinChart.top) * (clamped - low) / (high - low)
+        }
+    }
+
+    /// At most 9 ticks on the time axis, at round steps from 5 s to an hour (the spectrogram's too).
+    static func timeTicks(duration: Double, scale: Scale) -> [Tick] {
+        let step = [5.0, 10, 15, 30, 60, 120, 300, 600, 900, 1800].first { duration / $0 <= 8 } ?? 3600
+        return stride(from: 0, through: duration, by: step).map {
+            Tick(position: text(scale.x($0)), label: clock($0))
         }
     }
 

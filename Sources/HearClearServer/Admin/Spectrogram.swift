@@ -37,11 +37,6 @@ struct Spectrogram {
         let shape: String
     }
 
-    struct Tick {
-        let position: String
-        let label: String
-    }
-
     struct Swatch {
         let step: Int
         let label: String
@@ -75,8 +70,8 @@ struct Spectrogram {
     let hasBands: Bool
     let cells: [Rect]
     let removed: [CheckinChart.Column]
-    let bandTicks: [Tick]
-    let xTicks: [Tick]
+    let bandTicks: [CheckinChart.Tick]
+    let xTicks: [CheckinChart.Tick]
     let swatches: [Swatch]
     let windows: [Window]
     let legend: [LegendEntry]
@@ -159,12 +154,9 @@ struct Spectrogram {
             // Octave centres only, so the labels never crowd.
             guard [1, 4, 7, 10, 13, 16, 19, 22].contains(band) else { return nil }
             let y = Self.top + Self.rowsHeight - (Double(position) + 0.5) * rowHeight
-            return Tick(position: CheckinChart.text(y), label: Self.bandName(band))
+            return CheckinChart.Tick(position: CheckinChart.text(y), label: Self.bandName(band))
         }
-        let xStep = [5.0, 10, 15, 30, 60, 120, 300, 600, 900, 1800].first { duration / $0 <= 8 } ?? 3600
-        xTicks = stride(from: 0, through: duration, by: xStep).map {
-            Tick(position: CheckinChart.text(scale.x($0)), label: CheckinChart.clock($0))
-        }
+        xTicks = CheckinChart.timeTicks(duration: duration, scale: scale)
 
         let classified = SecondCharacter.windows(
             samples: samples, kept: kept, localHours: localHours, spectra: spectra)
