@@ -1,12 +1,12 @@
 import Foundation
+import LoudnessCore
 
 /// Puts a window's frame features (``CharacterWindowing``) together with its seconds' levels
 /// into ``SoundFeatures`` and labels it by ``SoundCharacterRules``.
 enum SoundCharacterAnalysis {
-    /// Low bands of the low-frequency excess: 50 … 160 Hz.
-    static let lowBands = 0...5
-    /// Reference bands of the low-frequency excess: 500 Hz … 4 kHz.
-    static let referenceBands = 10...19
+    /// Low and reference bands of the low-frequency excess, shared with the per-second rules.
+    static let lowBands = SoundCharacterThresholds.lowFrequencyBands
+    static let referenceBands = SoundCharacterThresholds.lowFrequencyReferenceBands
 
     static func character(
         samples: [LevelSample], windows: [CharacterWindowing.Window], rules: SoundCharacterRules

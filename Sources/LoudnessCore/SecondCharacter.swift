@@ -30,10 +30,9 @@ public enum SecondCharacter {
     public static let windowSeconds = 10
     public static let shortestRestSeconds = 5
 
-    /// Low bands of the low-frequency excess: 50 … 160 Hz (the meter's).
-    static let lowBands = 0...5
-    /// Reference bands of the low-frequency excess: 500 Hz … 4 kHz (the meter's).
-    static let referenceBands = 10...19
+    /// Low and reference bands of the low-frequency excess (the meter's).
+    static let lowBands = SoundCharacterThresholds.lowFrequencyBands
+    static let referenceBands = SoundCharacterThresholds.lowFrequencyReferenceBands
     /// The octaves of the flatness, as three third-octave bands each: 250–500 Hz (250, 315,
     /// 400), 500–1000, 1000–2000, 2000–4000 (the meter's octaves).
     static let flatnessOctaves = [7...9, 10...12, 13...15, 16...18]

@@ -35,4 +35,9 @@ public enum SoundCharacterThresholds {
     /// Babble: the bands 50–160 Hz at most this against 500 Hz–4 kHz (voices carry their energy
     /// from 200 Hz up).
     public static let babbleMaximumLowFrequencyExcessDB = -5.0
+    /// The low-frequency excess compares the mean power of these bands (of
+    /// ``SpectralSamples/nominalCentresHz``: 50 … 160 Hz) …
+    public static let lowFrequencyBands = 0...5
+    /// … with the mean power of these (500 Hz … 4 kHz).
+    public static let lowFrequencyReferenceBands = 10...19
 }
