@@ -266,7 +266,7 @@ struct RawConnection: Sendable {
     struct Ending: Sendable {
         /// What the server sent before closing.
         var received: String
-        /// From the connection's opening until the server closed it.
+        /// From just before the connection was opened until the server closed it.
         var after: Duration
         /// The server closed it (end of stream or reset), rather than the watchdog or the test.
         var closedByServer: Bool
@@ -275,14 +275,17 @@ struct RawConnection: Sendable {
     let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
     let opened: ContinuousClock.Instant
 
+    /// The connection's clock starts before it connects, so it never starts after the server's
+    /// (which starts at accept): on a loaded machine this task may resume long after the connect.
     static func open(port: Int) async throws -> RawConnection {
+        let opening = ContinuousClock.now
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
-        return RawConnection(channel: channel, opened: .now)
+        return RawConnection(channel: channel, opened: opening)
     }
 
     /// `GET path` on a connection of its own: what came back.
