@@ -26,12 +26,20 @@ public struct Engine: Sendable {
     /// Whether the database is away, shared by this engine's requests, worker and listeners.
     public let outage = DatabaseOutage()
 
-    /// - Parameter replica: a streaming replica of `client`'s database for reads
-    ///   (`DATABASE_READ_URL`); run ``reads`` as a service to use it.
+    /// Where `client` connects, for the readiness probe's connection of its own (``readiness(migrations:)``).
+    public let endpoint: DatabaseEndpoint?
+
+    /// - Parameters:
+    ///   - replica: a streaming replica of `client`'s database for reads (`DATABASE_READ_URL`);
+    ///     run ``reads`` as a service to use it.
+    ///   - endpoint: where `client` connects; without it a slow database cannot be told from a
+    ///     gone one by `/ready` (a timeout is then called slow).
     public init(
-        client: PostgresClient, replica: PostgresClient? = nil, configuration: EngineConfiguration, logger: Logger
+        client: PostgresClient, replica: PostgresClient? = nil, endpoint: DatabaseEndpoint? = nil,
+        configuration: EngineConfiguration, logger: Logger
     ) {
         self.client = client
+        self.endpoint = endpoint
         self.configuration = configuration
         self.logger = logger
         // Shared by ingest and venue updates, so a venue update is seen by ingest at once.
@@ -39,7 +47,8 @@ public struct Engine: Sendable {
         let venueStore = VenueRepository(client: client, logger: logger, cache: cache)
         let checkins = CheckinRepository(client: client, logger: logger, cache: cache)
         intake = CheckinIntake(checkins: checkins, rule: IntakeRule(maxDistanceMetres: configuration.maxDistanceMetres))
-        reads = ReadDatabase(primary: client, replica: replica, logger: logger)
+        reads = ReadDatabase(
+            primary: client, replica: replica, logger: logger, replicaTimeout: configuration.readReplicaTimeout)
         loudness = LoudnessReads(
             database: reads, checkins: checkins, cache: cache, referenceOffsetDB: configuration.referenceOffsetDB,
             logger: logger)
@@ -56,10 +65,17 @@ public struct Engine: Sendable {
             aggregator: Aggregator(client: client, logger: logger, memoryCapacity: 0))
     }
 
+    /// Whether the database is there, up to date, slow or gone (`/ready`).
+    public func readiness(migrations: MigrationRunner) -> DatabaseReadiness {
+        DatabaseReadiness(
+            migrations: migrations, endpoint: endpoint, outage: outage, limit: configuration.readinessLimit)
+    }
+
     /// The aggregation worker of this process, held back by `gate` until the schema is ready.
     public func worker(gate: StartupGate) -> AggregationWorker {
         AggregationWorker(
-            client: client, logger: logger, gate: gate, concurrency: configuration.aggregationWorkers, outage: outage,
+            client: client, logger: logger, pollInterval: configuration.workerPollInterval, gate: gate,
+            concurrency: configuration.aggregationWorkers, outage: outage,
             calibration: configuration.calibrationIntervalSeconds > 0
                 ? (calibrator, .seconds(configuration.calibrationIntervalSeconds)) : nil)
     }

@@ -45,7 +45,9 @@ public func buildApplication(
     }
 
     let runner = MigrationRunner(client: client, migrations: migrations, logger: logger)
-    let engine = Engine(client: client, replica: replica, configuration: configuration.engine, logger: logger)
+    let engine = Engine(
+        client: client, replica: replica, endpoint: DatabaseEndpoint(clientConfiguration),
+        configuration: configuration.engine, logger: logger)
     let cache = ReadCache(capacityBytes: configuration.readCacheBytes)
     let router = try buildRouter(
         configuration: configuration, engine: engine, migrations: runner,
@@ -103,7 +105,7 @@ func buildRouter(
     router.add(middleware: RateLimitMiddleware(limiter: limiter))
     router.add(middleware: BodyLimitMiddleware(routes: routeIndex))
 
-    HealthController(client: engine.client, migrations: migrations, outage: engine.outage).addRoutes(to: router)
+    HealthController(readiness: engine.readiness(migrations: migrations)).addRoutes(to: router)
     MetricsController(registry: PrometheusMetricsFactory.defaultRegistry).addRoutes(to: router)
     let v2 = router.group("api/v2")
     VenuesController(venues: engine.venues, loudness: engine.loudness, reads: reads).addRoutes(to: v2)

@@ -36,6 +36,19 @@ public struct EngineConfiguration: Sendable {
     /// The licence the open-data exports are published under (``DataLicense/configured(name:url:)``).
     public var dataLicense = DataLicense.odbl
 
+    // Timings that are not settings (no flag, no variable): what tests change to decide by
+    // events rather than by the clock.
+
+    /// How often the aggregation worker looks at the queue without being told (it is woken by
+    /// NOTIFY; the poll catches what a lost LISTEN missed).
+    public var workerPollInterval: Duration = .seconds(2)
+    /// How long a read may take on the replica before it is read from the primary instead, and
+    /// the replica is left alone until it answers again (``ReadDatabase``).
+    public var readReplicaTimeout: Duration = .seconds(2)
+    /// How long `/ready`'s query may take through the pool, and then on a connection of its own,
+    /// before the database is called slow (``DatabaseReadiness``).
+    public var readinessLimit: Duration = .seconds(5)
+
     public init() {}
 
     public init(reader: ConfigReader) throws {
@@ -51,7 +64,8 @@ public struct EngineConfiguration: Sendable {
         calibrationIntervalSeconds = reader.int(
             forKey: "hearclear.calibration.interval", default: calibrationIntervalSeconds)
         dataLicense = try DataLicense.configured(
-            name: reader.string(forKey: "hearclear.data.license"), url: reader.string(forKey: "hearclear.data.license.url"))
+            name: reader.string(forKey: "hearclear.data.license"),
+            url: reader.string(forKey: "hearclear.data.license.url"))
         let format = reader.string(forKey: "hearclear.log.format", default: logFormat.rawValue)
         guard let logFormat = LogFormat(rawValue: format) else {
             throw ConfigurationError.invalid("log format must be 'text' or 'json', not '\(format)'")

@@ -155,25 +155,3 @@ public final class ReadDatabase: Service, Sendable {
         let description: String
     }
 }
-
-/// `body`, or a `TimeoutError` once `limit` has passed (a pool with no reachable database would
-/// otherwise wait for a connection for a long time).
-public func withTimeout<T: Sendable>(_ limit: Duration, _ body: @Sendable @escaping () async throws -> T) async throws
-    -> T
-{
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: limit)
-            throw TimeoutError(limit: limit)
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next() else { throw TimeoutError(limit: limit) }
-        return first
-    }
-}
-
-public struct TimeoutError: Error, CustomStringConvertible {
-    public let limit: Duration
-    public var description: String { "no answer within \(limit)" }
-}

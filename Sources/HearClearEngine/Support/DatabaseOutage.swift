@@ -24,9 +24,10 @@ public final class DatabaseOutage: Sendable {
         // module (`connectionCreationCircuitBreakerTripped`): known by its type's name, so as not
         // to depend on a module PostgresNIO does not promise.
         if String(describing: type(of: error)) == "ConnectionPoolError" { return true }
-        // A database call that did not answer in time (``withTimeout(_:_:)``), or a request
-        // refused because the database is known to be away.
-        if error is TimeoutError || error is DatabaseUnavailable { return true }
+        // A request refused because the database is known to be away. A call that did not
+        // answer in time (``TimeoutError``) is not an outage: a busy database is slow, not gone
+        // (``DatabaseReadiness`` tells the two apart).
+        if error is DatabaseUnavailable { return true }
         guard let error = error as? PSQLError else { return false }
         switch error.code {
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed:
@@ -70,41 +71,4 @@ public final class DatabaseOutage: Sendable {
 public struct DatabaseUnavailable: Error, CustomStringConvertible {
     public init() {}
     public var description: String { "the database is away" }
-}
-
-/// Runs `body` in a task of its own and returns what it returns, unless `abandon()` (asked once
-/// a second) turns true first: then the task is cancelled and left to end on its own, and
-/// ``Abandoned`` is thrown. For work that a dead connection can hold forever: PostgresNIO may
-/// leave a query that was in flight when the database died waiting (seen in the crash tests).
-func abandonable<T: Sendable>(
-    _ body: @escaping @Sendable () async throws -> T, abandon: @escaping @Sendable () -> Bool
-) async throws -> T {
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-        let resumed = Mutex(false)
-        let resume: @Sendable (Result<T, any Error>) -> Bool = { result in
-            resumed.withLock { done in
-                guard !done else { return false }
-                done = true
-                continuation.resume(with: result)
-                return true
-            }
-        }
-        let work = Task {
-            do { _ = resume(.success(try await body())) } catch { _ = resume(.failure(error)) }
-        }
-        Task {
-            while !resumed.withLock({ $0 }) {
-                if abandon() {
-                    if resume(.failure(Abandoned())) { work.cancel() }
-                    return
-                }
-                try? await Task.sleep(for: .seconds(1))
-            }
-        }
-    }
-}
-
-/// Work given up by ``abandonable(_:abandon:)``.
-struct Abandoned: Error, CustomStringConvertible {
-    var description: String { "abandoned: begun before the database came back, or at shutdown" }
 }

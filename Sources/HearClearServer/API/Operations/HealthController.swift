@@ -1,31 +1,26 @@
 import HearClearEngine
-import HearClearStore
 import Hummingbird
 import Logging
-import PostgresNIO
 
-/// `/health`: the process answers. `/ready`: the database answers and every migration is applied.
+/// `/health`: the process answers. `/ready`: the database answers and every migration is applied
+/// (200 `ready`); a database that is slow but not gone is 200 `slow` with why, and does not
+/// close the outage gate; a gone one, or migrations pending, is 503 (``DatabaseReadiness``).
 struct HealthController {
-    let client: PostgresClient
-    let migrations: MigrationRunner
-    let outage: DatabaseOutage
+    let readiness: DatabaseReadiness
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get("health") { _, _ in
             try JSONResponse.make(["status": "ok"])
         }
         router.get("ready") { _, context in
-            do {
-                guard try await withTimeout(.seconds(5), { try await migrations.isUpToDate() }) else {
-                    return try JSONResponse.make(["status": "migrations pending"], status: .serviceUnavailable)
-                }
-                outage.answered(logger: context.logger)
+            switch await readiness.check(logger: context.logger) {
+            case .ready:
                 return try JSONResponse.make(["status": "ready"])
-            } catch  where DatabaseOutage.isOutage(error) {
-                outage.failed(error, logger: context.logger)
-                return try JSONResponse.make(["status": "database unreachable"], status: .serviceUnavailable)
-            } catch {
-                context.logger.warning("readiness check failed", metadata: ["error": "\(error)"])
+            case .migrationsPending:
+                return try JSONResponse.make(["status": "migrations pending"], status: .serviceUnavailable)
+            case .slow(let detail):
+                return try JSONResponse.make(["status": "slow", "detail": detail])
+            case .unreachable:
                 return try JSONResponse.make(["status": "database unreachable"], status: .serviceUnavailable)
             }
         }
