@@ -18,8 +18,10 @@ struct ReadCacheListener: Service {
     var retryDelay: Duration = .seconds(1)
 
     func run() async throws {
-        // A start that fails before the schema is ready ends here.
-        guard await gate.wait() else { return }
+        // A start that fails before the schema is ready ends here, and so does a shutdown that
+        // comes first: this service stops before the worker, whose shutdown abandons the gate,
+        // so waiting on for the gate would wait for ever.
+        guard await cancelWhenGracefulShutdown({ await gate.wait() }) else { return }
         await cancelWhenGracefulShutdown {
             await client.listenContinuously(on: ReadChange.channel, retryDelay: retryDelay) {
                 cache.setListening(true)

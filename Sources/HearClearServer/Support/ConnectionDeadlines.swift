@@ -140,12 +140,12 @@ final class ConnectionDeadlineHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if deadlines.bytesArrived(at: .now()) { update() }
+        if deadlines.bytesArrived(at: context.eventLoop.now) { update() }
         context.fireChannelRead(data)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        deadlines.writabilityChanged(isWritable: context.channel.isWritable, at: .now())
+        deadlines.writabilityChanged(isWritable: context.channel.isWritable, at: context.eventLoop.now)
         update()
         context.fireChannelWritabilityChanged()
     }
@@ -153,23 +153,27 @@ final class ConnectionDeadlineHandler: ChannelInboundHandler {
     // Called by ``RequestProgressHandler``, behind the decoder, on the same event loop.
 
     func headArrived() {
-        deadlines.headArrived(at: .now())
+        deadlines.headArrived(at: now)
         update()
     }
 
     func bodyArrived(_ count: Int) {
-        deadlines.bodyArrived(count, at: .now())
+        deadlines.bodyArrived(count, at: now)
     }
 
     func requestEnded() {
-        deadlines.requestEnded(at: .now())
+        deadlines.requestEnded(at: now)
         update()
     }
 
     func answerEnded() {
-        deadlines.answerEnded(at: .now())
+        deadlines.answerEnded(at: now)
         update()
     }
+
+    /// The event loop's clock: real time on a server, a clock the test moves on an
+    /// `EmbeddedEventLoop` (so the limits can be tested without waiting for them).
+    private var now: NIODeadline { context?.eventLoop.now ?? .now() }
 
     /// Sets the timer for the earliest deadline if none is set before it.
     private func update() {
@@ -188,12 +192,21 @@ final class ConnectionDeadlineHandler: ChannelInboundHandler {
 
     private func fire() {
         guard let context, let next = deadlines.deadline else { return }
-        guard next.at <= .now() else { return update() }
+        guard next.at <= now else { return update() }
         closedFor = next.limit
         ConnectionMetrics.timedOut(next.limit).increment()
         logger.debug(
-            "connection closed: out of time", metadata: ["limit": "\(next.limit.rawValue)"])
+            "connection closed: out of time",
+            metadata: [
+                "limit": "\(next.limit.rawValue)",
+                "peer": "\(context.channel.remoteAddress.map(Self.describe) ?? "unknown")",
+            ])
         context.close(promise: nil)
+    }
+
+    /// `address:port` of the client, as the log names it.
+    static func describe(_ address: SocketAddress) -> String {
+        "\(address.ipAddress ?? "?"):\(address.port ?? 0)"
     }
 
     private func stop() {

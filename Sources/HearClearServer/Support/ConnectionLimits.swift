@@ -186,7 +186,7 @@ struct LimitedHTTP1Channel: ServerChildChannel {
     let gate: ConnectionGate
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        let connectedAt = NIODeadline.now()
+        let connectedAt = channel.eventLoop.now
         let admitted = gate.admit()
         if admitted {
             let gate = self.gate
