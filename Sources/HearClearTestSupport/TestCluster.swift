@@ -9,9 +9,10 @@ import PostgresNIO
 public actor TestCluster {
     public static let shared = TestCluster()
 
-    private var server: EmbeddedPostgres?
+    /// Started once; concurrent callers await the same task (the actor is reentrant across awaits).
+    private var server: Task<EmbeddedPostgres, any Error>?
     private var standby: EmbeddedPostgres?
-    /// Made once; concurrent callers await the same task (the actor is reentrant across awaits).
+    /// Made once, like the server.
     private var template: Task<Void, any Error>?
     private let logger = Logger(label: "hearclear.tests")
     public static let templateName = "hearclear_template"
@@ -24,36 +25,52 @@ public actor TestCluster {
 
     public static var migrationsDirectory: String { repositoryRoot + "/Migrations" }
 
-    public func cluster() throws -> EmbeddedPostgres {
-        if let server { return server }
-        let directory = NSTemporaryDirectory() + "hearclear-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let server = try EmbeddedPostgres.start(
-            dataDirectory: directory, durable: false, removeWhenStopped: true, logger: logger
-        )
-        self.server = server
-        return server
+    /// The cluster, started (off the concurrency pool: initdb and pg_ctl block) on first use.
+    public func cluster() async throws -> EmbeddedPostgres {
+        if server == nil {
+            let logger = self.logger
+            server = Task {
+                TestWatchdog.start()
+                let directory =
+                    NSTemporaryDirectory() + "hearclear-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+                return try await offThePool {
+                    try EmbeddedPostgres.start(
+                        dataDirectory: directory, durable: false, removeWhenStopped: true, logger: logger)
+                }
+            }
+        }
+        return try await server!.value
     }
 
     /// A hot standby of the test cluster (streaming replication over Unix sockets), started on
     /// first use; every database of the cluster appears on it once replayed.
-    public func replica() throws -> EmbeddedPostgres {
+    public func replica() async throws -> EmbeddedPostgres {
         if let standby { return standby }
-        let primary = try cluster()
+        let primary = try await cluster()
         let directory = NSTemporaryDirectory() + "hearclear-replica-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let standby = try EmbeddedPostgres.startStandby(of: primary, dataDirectory: directory, logger: logger)
-        self.standby = standby
-        return standby
+        let logger = self.logger
+        let started = try await offThePool {
+            try EmbeddedPostgres.startStandby(of: primary, dataDirectory: directory, logger: logger)
+        }
+        // Another caller may have started one meanwhile (the actor is reentrant): keep the first.
+        if let standby {
+            try await offThePool { started.stop() }
+            return standby
+        }
+        standby = started
+        return started
     }
 
     /// Stops the standby (a later ``replica()`` starts a new one).
-    public func stopReplica() {
-        standby?.stop()
+    public func stopReplica() async throws {
+        guard let stopping = standby else { return }
         standby = nil
+        try await offThePool { stopping.stop() }
     }
 
     /// Creates an empty database (no migrations) and returns its name.
     public func emptyDatabase() async throws -> String {
-        let server = try cluster()
+        let server = try await cluster()
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
         try await Self.admin(server) { client in
             try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
@@ -63,7 +80,7 @@ public actor TestCluster {
 
     /// Creates a migrated database and returns its name.
     public func migratedDatabase() async throws -> String {
-        let server = try cluster()
+        let server = try await cluster()
         if template == nil {
             let logger = self.logger
             template = Task {
@@ -114,14 +131,34 @@ public actor TestCluster {
     }
 }
 
-/// A fresh migrated database for one test, with a running client.
+/// A fresh migrated database for one test, with a running client, once one of the run's
+/// database places is free (``TestSlots/databases``).
 public func withTestDatabase<T: Sendable>(
     isolation: isolated (any Actor)? = #isolation,
     _ body: (PostgresClient, PostgresClient.Configuration) async throws -> T
 ) async throws -> T {
-    let name = try await TestCluster.shared.migratedDatabase()
-    let configuration = try await TestCluster.shared.cluster().configuration(database: name)
-    return try await TestCluster.withClient(configuration) { client in try await body(client, configuration) }
+    try await TestSlots.databases.withSlot {
+        TestSlots.note("creating its database")
+        let name = try await TestCluster.shared.migratedDatabase()
+        let configuration = try await TestCluster.shared.cluster().configuration(database: name)
+        return try await TestCluster.withClient(configuration) { client in
+            TestSlots.note("running on its database")
+            defer { TestSlots.note("stopping its database client") }
+            return try await body(client, configuration)
+        }
+    }
+}
+
+/// ``withTestDatabase(isolation:_:)`` with an empty database: no migrations applied.
+public func withEmptyTestDatabase<T: Sendable>(
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (PostgresClient, PostgresClient.Configuration) async throws -> T
+) async throws -> T {
+    try await TestSlots.databases.withSlot {
+        let name = try await TestCluster.shared.emptyDatabase()
+        let configuration = try await TestCluster.shared.cluster().configuration(database: name)
+        return try await TestCluster.withClient(configuration) { client in try await body(client, configuration) }
+    }
 }
 
 struct TestClusterError: Error, CustomStringConvertible {

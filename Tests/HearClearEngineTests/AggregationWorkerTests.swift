@@ -15,6 +15,19 @@ struct AggregationWorkerTests {
         return 0
     }
 
+    /// Waits until `workers` connections LISTEN for the queue's notifications on this database:
+    /// from then on only NOTIFY (or the poll, ten minutes away) wakes them.
+    private func listening(_ workers: Int, on client: PostgresClient) async throws {
+        _ = try await eventually("\(workers) workers listening") {
+            let listening = try await count(
+                """
+                SELECT count(*) FROM pg_stat_activity
+                WHERE query LIKE 'LISTEN%\(unescaped: AggregationQueue.channel)%' AND datname = current_database()
+                """, on: client)
+            return listening == workers ? true : nil
+        }
+    }
+
     /// Runs `workers` aggregation workers (with a poll too slow to matter) around `body`.
     private func withWorkers(
         _ workers: Int, client: PostgresClient, _ body: () async throws -> Void
@@ -39,8 +52,7 @@ struct AggregationWorkerTests {
             let start = SubmissionFixture.previousHourStart
 
             try await withWorkers(2, client: client) {
-                // Give both workers time to LISTEN; from then on only NOTIFY can wake them.
-                try await Task.sleep(for: .milliseconds(500))
+                try await listening(2, on: client)
                 for venue in 0..<10 {
                     for device in 0..<3 {
                         let submission = SubmissionFixture.submission(
@@ -69,7 +81,7 @@ struct AggregationWorkerTests {
             let start = SubmissionFixture.previousHourStart
 
             try await withWorkers(2, client: client) {
-                try await Task.sleep(for: .milliseconds(500))
+                try await listening(2, on: client)
                 // Waves of check-ins to the same venues, so that each venue is judged again and
                 // again, by either worker, from memory or (after the other's write) in full.
                 for wave in 0..<6 {

@@ -1,4 +1,6 @@
 import Foundation
+import HearClearStore
+import HearClearTestSupport
 import Logging
 import PostgresNIO
 import Synchronization
@@ -32,9 +34,9 @@ final class CapturedLog: Sendable {
 struct DatabaseOutageTests {
     struct Unrelated: Error {}
 
-    @Test("what counts as the database being away")
+    @Test("what counts as the database being away: not a slow answer")
     func classification() {
-        #expect(DatabaseOutage.isOutage(TimeoutError(limit: .seconds(5))))
+        #expect(!DatabaseOutage.isOutage(TimeoutError(limit: .seconds(5))), "slow is not gone")
         #expect(DatabaseOutage.isOutage(DatabaseUnavailable()))
         #expect(!DatabaseOutage.isOutage(Unrelated()))
         #expect(!DatabaseOutage.isOutage(CancellationError()))
@@ -57,23 +59,30 @@ struct DatabaseOutageTests {
         #expect(lines.last?.message == "database reachable again")
     }
 
-    @Test("a pool that cannot connect fails with an outage error")
+    @Test("a database nobody listens for is unreachable for readiness, and the outage is known")
     func unreachablePool() async throws {
-        // Nothing listens on this socket: the pool retries, then gives up (after about a
-        // minute: why requests do not wait for it once an outage is known).
+        // Nothing listens on this socket: the pool keeps trying (for about a minute: why requests
+        // do not wait for it once an outage is known), so its query runs out of time, and the
+        // probe's own connection is refused. The probe may take as long as it needs.
         let configuration = PostgresClient.Configuration(
             unixSocketPath: "/tmp/hearclear-no-such-directory/.s.PGSQL.5432", username: "nobody", password: nil,
             database: "none")
         let client = PostgresClient(configuration: configuration)
-        await withTaskGroup(of: Void.self) { group in
+        let outage = DatabaseOutage()
+        let readiness = DatabaseReadiness(
+            migrations: MigrationRunner(client: client, migrations: [], logger: engineTestLogger),
+            endpoint: DatabaseEndpoint(configuration), outage: outage, limit: .milliseconds(200),
+            probeLimit: TestPatience.event)
+        let state = await withTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
-            do {
-                _ = try await withTimeout(.seconds(3)) { try await client.query("SELECT 1") }
-                Issue.record("a query without a database answered")
-            } catch {
-                #expect(DatabaseOutage.isOutage(error), "\(error)")
-            }
+            return await readiness.check(logger: engineTestLogger)
         }
+
+        guard case .unreachable = state else {
+            Issue.record("not unreachable: \(state)")
+            return
+        }
+        #expect(outage.isDown)
     }
 }

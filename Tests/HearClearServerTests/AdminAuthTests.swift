@@ -141,7 +141,7 @@ struct AdminAuthTests {
             // the fifth password after the block was set): hold the block while the right
             // password is tried, which must then wait too.
             try await database.query(
-                "UPDATE admin_login_throttle SET blocked_until = now() + interval '1 minute'")
+                "UPDATE admin_login_throttle SET blocked_until = now() + interval '1 hour'")
             let blocked = try await browser.signIn()
 
             #expect(blocked.status == .tooManyRequests)

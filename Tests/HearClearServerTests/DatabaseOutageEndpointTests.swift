@@ -24,16 +24,15 @@ struct DatabaseOutageEndpointTests {
                 migrations: MigrationRunner(
                     client: client, migrations: try Migration.load(from: configuration.migrationsDirectory),
                     logger: testLogger))
-            try await Application(router: router, logger: testLogger).test(.router) { app in
+            try await Application(router: router, logger: testLogger).boundedTest(.router) { app in
                 engine.outage.failed(DatabaseUnavailable(), logger: testLogger)
-                let started = ContinuousClock.now
                 let checkin = try await app.execute(
                     uri: "/api/v2/checkins", method: .post, headers: [.contentType: "application/json"],
                     body: Fixture.bytes(Fixture.checkin()))
                 let venue = try await app.execute(uri: "/api/v2/venues/anywhere", method: .get)
                 let legacy = try await app.execute(uri: "/api/v1/venue/anywhere", method: .get)
-                // At once, not after the pool gives up (68 s): with a wide margin for a loaded machine.
-                #expect(ContinuousClock.now - started < .seconds(30), "answered at once, not after the pool gives up")
+                // Refused by the gate, not by the database: the database is there and would have
+                // taken the check-in (as it does below once the outage has ended).
                 for response in [checkin, venue] {
                     #expect(response.status == .serviceUnavailable)
                     #expect(response.headers[.retryAfter] == "5")

@@ -19,7 +19,7 @@ struct ExportCommandTests {
             let app = try await buildApplication(
                 configuration: EngineTestApp.configuration, database: .external(databaseConfiguration),
                 logger: EngineTestApp.logger)
-            try await app.test(.router) { client in
+            try await app.boundedTest(.router) { client in
                 try await ExportTests.populate(client, database)
                 let csv = try await client.execute(uri: "/api/v2/export/cells.csv", method: .get) { $0 }
                 let geo = try await client.execute(uri: "/api/v2/export/cells.geojson", method: .get) { $0 }

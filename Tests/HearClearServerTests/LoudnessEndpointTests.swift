@@ -12,21 +12,30 @@ import Testing
 
 @Suite("Loudness endpoints: submit, aggregate, read")
 struct LoudnessEndpointTests {
-    @Test func aSubmittedCheckinShowsInTheGridWithinTheBound() async throws {
-        try await EngineTestApp.run { client, _ in
+    /// A submission shows in the grid because ingest's NOTIFY wakes the worker: with the worker's
+    /// poll an hour away, a second check-in, sent once the first was judged, can be judged in
+    /// the test's time only if the notification woke it. (How soon is the load test's to
+    /// measure: `hearclear loadtest`, not a timer in a test.)
+    @Test("a submitted check-in shows in the grid, judged when ingest's NOTIFY wakes the worker")
+    func aSubmittedCheckinShowsInTheGrid() async throws {
+        try await EngineTestApp.run(configure: { $0.engine.workerPollInterval = .seconds(3600) }) { client, _ in
             let checkin = CheckinFixture(
                 venue: "arms", device: "c0ffee00-1111", levelDBFS: -45, start: SubmissionFixture.previousHourStart)
             let before = try await client.execute(uri: "/api/v2/venues/arms/loudness", method: .get) { $0.status }
 
-            let submitted = ContinuousClock.now
             #expect(try await checkin.submit(to: client) == .created)
             let grid = try await eventually("the grid") {
                 try await JSONProbe.get("/api/v2/venues/arms/loudness", from: client)
             }
-            let elapsed = ContinuousClock.now - submitted
+            let second = CheckinFixture(
+                venue: "arms", device: "c0ffee00-2222", levelDBFS: -45, start: SubmissionFixture.previousHourStart)
+            #expect(try await second.submit(to: client) == .created)
+            _ = try await eventually("the second check-in judged, woken by its NOTIFY") {
+                let body = try await JSONProbe.get("/api/v2/checkins/\(second.id.uuidString)", from: client)
+                return body?["status"] as? String == "pending" ? nil : true
+            }
 
             #expect(before == .notFound)
-            #expect(elapsed < .seconds(10))
             #expect(grid["venue"] as? String == "arms")
             #expect(grid["timezone"] as? String == "Australia/Sydney")
             #expect(grid["unit"] as? String == "dB")
@@ -103,8 +112,8 @@ struct LoudnessEndpointTests {
             let unchanged = try await client.execute(uri: uri, method: .get, headers: [.ifNoneMatch: tag]) { $0 }
             // quiet < 60 instead of < 70: the 65 dB cell becomes "moderate" with no recomputation.
             try await database.query("UPDATE bands SET below_db = 60 WHERE position = 0", logger: EngineTestApp.logger)
-            // Answers are cached: the change shows once its NOTIFY is heard, within a second.
-            let changed = try await eventually(within: .seconds(1), "the band change") {
+            // Answers are cached and never expire: the change can show only once its NOTIFY is heard.
+            let changed = try await eventually("the band change") {
                 let response = try await client.execute(uri: uri, method: .get, headers: [.ifNoneMatch: tag]) { $0 }
                 return response.status == .notModified ? nil : response
             }

@@ -268,7 +268,7 @@ struct ReportRateLimitTests {
         try await withTestDatabase { client, databaseConfiguration in
             let app = try await buildApplication(
                 configuration: configuration, database: .external(databaseConfiguration), logger: testLogger)
-            try await app.test(.live) { testClient in
+            try await app.boundedTest(.live) { testClient in
                 let put = try await testClient.execute(
                     uri: "/api/v2/venues/arms", method: .put, headers: Fixture.jsonHeaders,
                     body: Fixture.bytes([

@@ -6,6 +6,7 @@ import HearClearTestSupport
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import PostgresNIO
 import Testing
 
 @testable import HearClearEngine
@@ -41,18 +42,52 @@ struct RoutingTests {
         }
     }
 
+    @Test("/ready under load: with every database connection busy it is 200 slow, and requests still pass the gate")
+    func readyWhileTheDatabaseIsBusy() async throws {
+        try await withTestDatabase { _, configuration in
+            var oneConnection = configuration
+            oneConnection.options.maximumConnections = 1
+            let busy = PostgresClient(configuration: oneConnection)
+            var settings = testConfiguration()
+            // The pool's query cannot answer while the test holds the connection, whatever the
+            // limit: a short one only makes the test quick.
+            settings.engine.readinessLimit = .milliseconds(200)
+            let engine = Engine(
+                client: busy, endpoint: DatabaseEndpoint(configuration), configuration: settings.engine,
+                logger: testLogger)
+            let router = try buildRouter(
+                configuration: settings, engine: engine,
+                migrations: MigrationRunner(
+                    client: busy, migrations: try Migration.load(from: settings.migrationsDirectory),
+                    logger: testLogger))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await busy.run() }
+                defer { group.cancelAll() }
+                try await Application(router: router, logger: testLogger).boundedTest(.router) { client in
+                    let ready = try await busy.withConnection { _ in
+                        try await client.execute(uri: "/ready", method: .get)
+                    }
+                    let venue = try await client.execute(uri: "/api/v2/venues/nowhere", method: .get)
+
+                    #expect(ready.status == .ok)
+                    #expect(ready.body.json["status"] as? String == "slow")
+                    #expect(!engine.outage.isDown, "slow is not an outage")
+                    #expect(venue.status == .notFound, "answered by the database, not 503 by the gate")
+                }
+            }
+        }
+    }
+
     @Test("/ready is 503 while migrations are pending")
     func notReadyWithoutMigrations() async throws {
-        let name = try await TestCluster.shared.emptyDatabase()
-        let configuration = try await TestCluster.shared.cluster().configuration(database: name)
-        try await TestCluster.withClient(configuration) { database in
+        try await withEmptyTestDatabase { database, _ in
             let settings = testConfiguration()
             let migrations = try Migration.load(from: settings.migrationsDirectory)
             let router = try buildRouter(
                 configuration: settings,
                 engine: Engine(client: database, configuration: settings.engine, logger: testLogger),
                 migrations: MigrationRunner(client: database, migrations: migrations, logger: testLogger))
-            try await Application(router: router).test(.router) { client in
+            try await Application(router: router).boundedTest(.router) { client in
                 let ready = try await client.execute(uri: "/ready", method: .get)
                 #expect(ready.status == .serviceUnavailable)
             }
@@ -82,7 +117,7 @@ struct RoutingTests {
                 documented.subtracting(routed).isEmpty,
                 "openapi.yaml names routes that do not exist: \(documented.subtracting(routed).sorted())")
 
-            try await Application(router: router).test(.router) { client in
+            try await Application(router: router).boundedTest(.router) { client in
                 let served = try await client.execute(uri: "/api/v2/openapi.yaml", method: .get)
                 #expect(served.status == .ok)
                 #expect(String(buffer: served.body) == document)

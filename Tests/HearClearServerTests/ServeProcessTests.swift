@@ -14,6 +14,11 @@ import Testing
 /// stops with it, and a second server on the same data directory is refused.
 @Suite("hearclear serve, the process", .serialized)
 struct ServeProcessTests {
+    /// Each test starts servers with clusters of their own: one such test at a time in the run.
+    static func inTurn(_ body: () async throws -> Void) async throws {
+        try await TestSlots.processes.withSlot { try await body() }
+    }
+
     static var binary: String {
         let root = TestCluster.repositoryRoot
         for configuration in ["debug", "release"] {
@@ -23,12 +28,14 @@ struct ServeProcessTests {
         return "\(root)/.build/debug/hearclear"
     }
 
-    /// A started process whose output is gathered in memory.
+    /// A started process whose output is gathered in memory, killed if the test run is ended
+    /// from outside (``TestWatchdog``).
     final class Running: @unchecked Sendable {
         let process = Process()
         private let pipe = Pipe()
         private let lock = NSLock()
         private var text = ""
+        private var cleanup: UInt64 = 0
 
         init(_ arguments: [String]) throws {
             process.executableURL = URL(fileURLWithPath: ServeProcessTests.binary)
@@ -42,66 +49,76 @@ struct ServeProcessTests {
                 self.lock.withLock { self.text += String(decoding: data, as: UTF8.self) }
             }
             try process.run()
+            let pid = process.processIdentifier
+            cleanup = TestWatchdog.register { ProcessWatch.kill(pid) }
         }
+
+        deinit { TestWatchdog.unregister(cleanup) }
 
         var output: String { lock.withLock { text } }
 
-        /// Waits until the output contains `marker` or the process ends.
-        func wait(for marker: String, seconds: Double = 60) -> Bool {
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
+        /// Waits until the output contains `marker` or the process ends (bounded by
+        /// ``TestPatience/start``).
+        func wait(for marker: String) async throws -> Bool {
+            let deadline = ContinuousClock.now + TestPatience.start
+            while ContinuousClock.now < deadline {
                 if output.contains(marker) { return true }
                 if !process.isRunning {
-                    drain()
+                    try await drain()
                     return output.contains(marker)
                 }
-                usleep(50_000)
+                try await Task.sleep(for: .milliseconds(50))
             }
             return false
         }
 
-        func waitForExit(seconds: Double = 60) -> Bool {
-            let deadline = Date().addingTimeInterval(seconds)
-            while process.isRunning && Date() < deadline { usleep(50_000) }
+        /// Waits for the process to end (bounded by ``TestPatience/start``); false if it did not.
+        func waitForExit() async throws -> Bool {
+            let deadline = ContinuousClock.now + TestPatience.start
+            while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
             guard !process.isRunning else { return false }
-            drain()
+            try await drain()
             return true
         }
 
         /// Reads what the exited process wrote that the handler has not delivered yet.
-        private func drain() {
+        private func drain() async throws {
             let handle = pipe.fileHandleForReading
             handle.readabilityHandler = nil
-            let rest = handle.readDataToEndOfFile()
+            let rest = try await offThePool { handle.readDataToEndOfFile() }
             lock.withLock { text += String(decoding: rest, as: UTF8.self) }
         }
     }
 
     @Test("serve starts its PostgreSQL, refuses a second server, and stops PostgreSQL on SIGTERM")
-    func serveLifecycle() throws {
+    func serveLifecycle() async throws {
+        try await Self.inTurn { try await lifecycle() }
+    }
+
+    func lifecycle() async throws {
         let dataDir = NSTemporaryDirectory() + "hearclear-serve-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: dataDir) }
-        let port = 20_000 + Int(getpid() % 20_000)
+        let port = try freePort()
 
         let first = try Running(["serve", "--port", "\(port)", "--data-dir", dataDir])
         defer { if first.process.isRunning { first.process.terminate() } }
-        #expect(first.wait(for: "Server started"), "output: \(first.output)")
+        #expect(try await first.wait(for: "Server started"), "output: \(first.output)")
         let pidFile = try String(contentsOfFile: dataDir + "/postgres/postmaster.pid", encoding: .utf8)
         let postgresPID = Int32(pidFile.split(separator: "\n")[0])!
         #expect(kill(postgresPID, 0) == 0, "PostgreSQL runs while the server does")
 
-        let second = try Running(["serve", "--port", "\(port + 1)", "--data-dir", dataDir])
-        #expect(second.waitForExit())
+        let second = try Running(["serve", "--port", "\(try freePort())", "--data-dir", dataDir])
+        #expect(try await second.waitForExit())
         #expect(second.process.terminationStatus != 0)
         #expect(second.output.contains("already using the data directory"), "output: \(second.output)")
 
         // Other commands reach the cluster the running server holds.
         let listing = try Running(["devices", "list", "--data-dir", dataDir])
-        #expect(listing.waitForExit())
+        #expect(try await listing.waitForExit())
         #expect(listing.process.terminationStatus == 0, "output: \(listing.output)")
 
         kill(first.process.processIdentifier, SIGTERM)
-        #expect(first.waitForExit())
+        #expect(try await first.waitForExit())
         #expect(first.process.terminationStatus == 0, "output: \(first.output)")
         #expect(kill(postgresPID, 0) != 0, "PostgreSQL stopped with the server")
         #expect(!FileManager.default.fileExists(atPath: dataDir + "/postgres/postmaster.pid"))
@@ -115,27 +132,26 @@ struct ServeProcessTests {
 
     @Test("the read cache's hits, misses and bytes, and rate-limit refusals, show in /metrics")
     func readCacheMetrics() async throws {
+        try await Self.inTurn { try await metricsOfAServer() }
+    }
+
+    func metricsOfAServer() async throws {
         let dataDir = NSTemporaryDirectory() + "hearclear-metrics-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: dataDir) }
-        let port = 20_000 + Int((getpid() + 7_919) % 20_000)
+        let port = try freePort()
         // One search an hour, and loopback (this test) not exempt: the second search is refused.
         let server = try Running([
             "serve", "--port", "\(port)", "--data-dir", dataDir, "--admin-password", "x", "--rate-searches-address",
             "1/h", "--rate-exempt", "192.0.2.1",
         ])
-        defer {
-            kill(server.process.processIdentifier, SIGTERM)
-            _ = server.waitForExit()
-        }
-        #expect(server.wait(for: "Server started"), "output: \(server.output)")
+        defer { kill(server.process.processIdentifier, SIGKILL) }
+        #expect(try await server.wait(for: "Server started"), "output: \(server.output)")
         let base = "http://127.0.0.1:\(port)"
         // The listener starts with the server: wait until an answer is kept, then read it again.
-        var metrics = ""
-        for _ in 0..<100 {
+        var metrics = try await eventually("a read cache hit in /metrics") {
             _ = try await Self.get(base + "/api/v2/bands")
-            metrics = try await Self.get(base + "/metrics")
-            if metrics.contains(#"hearclear_read_cache_total{result="hit"}"#) { break }
-            try await Task.sleep(for: .milliseconds(50))
+            let metrics = try await Self.get(base + "/metrics")
+            return metrics.contains(#"hearclear_read_cache_total{result="hit"}"#) ? metrics : nil
         }
         #expect(metrics.contains(#"hearclear_read_cache_total{result="miss"}"#), "\(metrics)")
         #expect(metrics.contains(#"hearclear_read_cache_total{result="hit"}"#), "\(metrics)")
@@ -151,18 +167,24 @@ struct ServeProcessTests {
         #expect(statuses == [200, 429])
         metrics = try await Self.get(base + "/metrics")
         #expect(metrics.contains(#"hearclear_rate_limited_total{limit="searches_address"} 1"#), "\(metrics)")
+        kill(server.process.processIdentifier, SIGTERM)
+        #expect(try await server.waitForExit())
     }
 
     @Test("serve without its resources refuses to start with one clear line")
-    func missingResources() throws {
+    func missingResources() async throws {
         let run = try Running(["serve", "--resources", "/nonexistent", "--data-dir", NSTemporaryDirectory() + "unused"])
-        #expect(run.waitForExit())
+        #expect(try await run.waitForExit())
         #expect(run.process.terminationStatus != 0)
         #expect(run.output.contains("--resources"), "output: \(run.output)")
     }
 
     @Test("a migration changed after it was applied stops serve with the reason, and it exits")
-    func failedMigrationStopsServe() throws {
+    func failedMigrationStopsServe() async throws {
+        try await Self.inTurn { try await failedMigration() }
+    }
+
+    func failedMigration() async throws {
         let scratch = NSTemporaryDirectory() + "hearclear-migration-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let resources = scratch + "/resources"
@@ -172,13 +194,13 @@ struct ServeProcessTests {
                 atPath: TestCluster.repositoryRoot + "/" + folder, toPath: resources + "/" + folder)
         }
         let migrate = try Running(["migrate", "--data-dir", scratch + "/data", "--resources", resources])
-        #expect(migrate.waitForExit())
+        #expect(try await migrate.waitForExit())
         #expect(migrate.process.terminationStatus == 0, "output: \(migrate.output)")
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: resources + "/Migrations/0001_initial.sql"))
         try handle.seekToEnd()
         try handle.write(contentsOf: Data("-- edited after it was applied\n".utf8))
         try handle.close()
-        let port = 20_000 + Int((getpid() + 7) % 20_000)
+        let port = try freePort()
 
         // Before, the aggregation worker waited for a schema that never came and serve hung.
         let serve = try Running([
@@ -186,7 +208,7 @@ struct ServeProcessTests {
         ])
         defer { if serve.process.isRunning { kill(serve.process.processIdentifier, SIGKILL) } }
 
-        #expect(serve.waitForExit(seconds: 60))
+        #expect(try await serve.waitForExit())
         #expect(serve.process.terminationStatus != 0)
         #expect(serve.output.contains("0001_initial.sql) was changed after it was applied"), "output: \(serve.output)")
         #expect(!FileManager.default.fileExists(atPath: scratch + "/data/postgres/postmaster.pid"))

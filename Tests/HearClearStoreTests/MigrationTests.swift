@@ -20,9 +20,7 @@ struct MigrationTests {
     }
 
     func withEmptyDatabase(_ body: (PostgresClient) async throws -> Void) async throws {
-        let name = try await TestCluster.shared.emptyDatabase()
-        let configuration = try await TestCluster.shared.cluster().configuration(database: name)
-        try await TestCluster.withClient(configuration, body)
+        try await withEmptyTestDatabase { client, _ in try await body(client) }
     }
 
     @Test("the repository's migrations apply, and applying twice changes nothing")

@@ -31,14 +31,14 @@ enum EngineTestApp {
     /// `configure` changes the configuration first.
     static func run(
         configure: (inout ServerConfiguration) -> Void = { _ in },
-        _ body: @Sendable (any TestClientProtocol, PostgresClient) async throws -> Void
+        _ body: @escaping @Sendable (any TestClientProtocol, PostgresClient) async throws -> Void
     ) async throws {
         var configuration = configuration
         configure(&configuration)
         try await withTestDatabase { database, databaseConfiguration in
             let app = try await buildApplication(
                 configuration: configuration, database: .external(databaseConfiguration), logger: logger)
-            try await app.test(.router) { client in try await body(client, database) }
+            try await app.boundedTest(.router) { client in try await body(client, database) }
         }
     }
 }

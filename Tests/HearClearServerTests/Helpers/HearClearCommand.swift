@@ -1,4 +1,6 @@
 import Foundation
+import HearClearTestSupport
+import Synchronization
 
 /// Runs the built `hearclear` executable, which `swift build` / `swift test` put beside the test binary.
 enum HearClearCommand {
@@ -20,37 +22,87 @@ enum HearClearCommand {
 
     /// Runs `hearclear arguments…` to its end, off the concurrency pool; standard error goes
     /// through a file in `scratch` so neither pipe can fill up. `environment` is added to the
-    /// test's own.
-    static func run(_ arguments: [String], scratch: URL, environment: [String: String] = [:]) async throws -> Result {
+    /// test's own. A command still running after `limit` is killed and the call throws, naming it.
+    static func run(
+        _ arguments: [String], scratch: URL, environment: [String: String] = [:],
+        limit: Duration = TestPatience.command
+    ) async throws -> Result {
         let errorsFile = scratch.appendingPathComponent("stderr-\(UUID().uuidString)")
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                do {
-                    guard FileManager.default.createFile(atPath: errorsFile.path, contents: nil) else {
-                        throw CocoaError(.fileWriteUnknown)
-                    }
-                    let errors = try FileHandle(forWritingTo: errorsFile)
-                    let output = Pipe()
-                    let process = Process()
-                    process.executableURL = executable
-                    process.arguments = arguments
-                    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
-                    process.standardOutput = output
-                    process.standardError = errors
-                    try process.run()
-                    let printed = output.fileHandleForReading.readDataToEndOfFile()
-                    process.waitUntilExit()
-                    try errors.close()
-                    let complaints = try Data(contentsOf: errorsFile)
-                    continuation.resume(
-                        returning: Result(
-                            status: process.terminationStatus, output: String(decoding: printed, as: UTF8.self),
-                            errors: String(decoding: complaints, as: UTF8.self)))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
+        return try await offThePool {
+            guard FileManager.default.createFile(atPath: errorsFile.path, contents: nil) else {
+                throw CocoaError(.fileWriteUnknown)
             }
+            let errors = try FileHandle(forWritingTo: errorsFile)
+            let output = Pipe()
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = arguments
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+            let killed = ProcessWatch(process, limit: limit)
+            let printed = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            killed.end()
+            try errors.close()
+            let complaints = try Data(contentsOf: errorsFile)
+            guard !killed.fired else {
+                throw ServerProcessError(
+                    "hearclear \(arguments.joined(separator: " ")) did not end within \(limit); killed.\n"
+                        + String(decoding: complaints.suffix(2000), as: UTF8.self))
+            }
+            return Result(
+                status: process.terminationStatus, output: String(decoding: printed, as: UTF8.self),
+                errors: String(decoding: complaints, as: UTF8.self))
         }
+    }
+}
+
+/// Kills a child process (and what it started) once `limit` has passed or the test run is ended
+/// from outside (``TestWatchdog``); ``end()`` once it has ended by itself.
+final class ProcessWatch: Sendable {
+    private final class State: Sendable {
+        let value = Mutex((ended: false, fired: false))
+    }
+    private let state = State()
+    private let token: UInt64
+
+    init(_ process: Process, limit: Duration) {
+        let pid = process.processIdentifier
+        token = TestWatchdog.register { ProcessWatch.kill(pid) }
+        let state = self.state
+        Thread {
+            let clock = ContinuousClock()
+            let deadline = clock.now + limit
+            while clock.now < deadline {
+                if state.value.withLock({ $0.ended }) { return }
+                Thread.sleep(forTimeInterval: 0.2)
+            }
+            let kill = state.value.withLock { state -> Bool in
+                guard !state.ended else { return false }
+                state.fired = true
+                return true
+            }
+            if kill { ProcessWatch.kill(pid) }
+        }.start()
+    }
+
+    /// SIGKILL of `pid` and, on Linux, of everything below it.
+    static func kill(_ pid: pid_t) {
+        #if os(Linux)
+            ProcessTree.killAndWait(root: pid, seconds: 5)
+        #else
+            _ = Foundation.kill(pid, SIGKILL)
+        #endif
+    }
+
+    /// Whether the limit killed it.
+    var fired: Bool { state.value.withLock { $0.fired } }
+
+    func end() {
+        state.value.withLock { $0.ended = true }
+        TestWatchdog.unregister(token)
     }
 }
 

@@ -37,7 +37,7 @@ enum MeterServer {
                 configuration: configuration,
                 engine: Engine(client: client, configuration: configuration.engine, logger: logger),
                 migrations: MigrationRunner(client: client, migrations: migrations, logger: logger))
-            return try await Application(router: router, logger: logger).test(.router) { try await body($0) }
+            return try await Application(router: router, logger: logger).boundedTest(.router) { try await body($0) }
         }
     }
 
@@ -47,7 +47,7 @@ enum MeterServer {
         try await withTestDatabase { client, databaseConfiguration in
             let app = try await buildApplication(
                 configuration: configuration, database: .external(databaseConfiguration), logger: logger)
-            return try await app.test(.live) { try await body($0, client) }
+            return try await app.boundedTest(.live) { try await body($0, client) }
         }
     }
 }

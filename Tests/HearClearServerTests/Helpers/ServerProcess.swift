@@ -20,21 +20,26 @@
         var pid: pid_t { process.processIdentifier }
         var isRunning: Bool { process.isRunning }
 
+        /// Kills it if the test run is ended from outside (``TestWatchdog``).
+        private let cleanup: UInt64
+
         private init(process: Process, port: Int, logFile: URL) {
             self.process = process
             self.port = port
             self.logFile = logFile
+            let pid = process.processIdentifier
+            cleanup = TestWatchdog.register { ProcessTree.killAndWait(root: pid, seconds: 5) }
         }
 
         /// Starts `hearclear serve --port <free port> arguments…` and waits until `/ready` answers
         /// 200; a port taken meanwhile by someone else is tried again with another.
-        static func start(_ arguments: [String], scratch: URL, readyWithin seconds: Double = 90) async throws
-            -> ServerProcess
+        static func start(_ arguments: [String], scratch: URL, readyWithin limit: Duration = TestPatience.start)
+            async throws -> ServerProcess
         {
             var lastFailure = ""
             for _ in 0..<3 {
                 let server = try launch(arguments, port: try freePort(), scratch: scratch)
-                if try await server.waitUntilReady(seconds: seconds) { return server }
+                if try await server.waitUntilReady(within: limit) { return server }
                 lastFailure = server.logTail()
                 let exited = !server.isRunning
                 await server.stop()
@@ -67,12 +72,12 @@
             return ServerProcess(process: process, port: port, logFile: logFile)
         }
 
-        /// Polls `/ready` until it answers 200 (true) or the process ends or the time is up (false).
-        func waitUntilReady(seconds: Double) async throws -> Bool {
-            let deadline = ContinuousClock.now + .seconds(seconds)
+        /// Polls `/ready` until it answers 200 (true) or the process ends or `limit` has passed (false).
+        func waitUntilReady(within limit: Duration) async throws -> Bool {
+            let deadline = ContinuousClock.now + limit
             while ContinuousClock.now < deadline {
                 guard isRunning else { return false }
-                if (try? await HTTP.get(base + "/ready", timeout: 10))?.status == 200 { return true }
+                if (try? await HTTP.get(base + "/ready"))?.status == 200 { return true }
                 try await Task.sleep(for: .milliseconds(100))
             }
             return false
@@ -91,19 +96,25 @@
         /// started if it has not ended within `seconds`. True when it ended by itself with status 0.
         @discardableResult
         func stop(seconds: Double = 30) async -> Bool {
+            defer { TestWatchdog.unregister(cleanup) }
             guard isRunning else { return false }
             kill(pid, SIGTERM)
             let deadline = ContinuousClock.now + .seconds(seconds)
             while isRunning && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
             let ended = !isRunning
-            if !ended { ProcessTree.killAndWait(root: pid) }
-            process.waitUntilExit()
+            let (pid, process) = (self.pid, self.process)
+            _ = try? await offThePool {
+                if !ended { ProcessTree.killAndWait(root: pid) }
+                process.waitUntilExit()
+            }
             return ended && process.terminationReason == .exit && process.terminationStatus == 0
         }
 
         /// SIGKILL of the server and every process below it (its PostgreSQL, the backends, the
-        /// watchdog), as close together as signals go; returns once all are gone.
+        /// watchdog), as close together as signals go; returns once all are gone. Blocks: call it
+        /// through ``offThePool(_:)`` (or from a `defer`, where nothing else waits).
         func crash() {
+            defer { TestWatchdog.unregister(cleanup) }
             guard isRunning else { return }
             ProcessTree.killAndWait(root: pid)
             process.waitUntilExit()
@@ -205,13 +216,6 @@
         return pid
     }
 
-    /// Runs blocking work (process waits, `EmbeddedPostgres.start`) off the concurrency pool.
-    func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
-        }
-    }
-
     /// Plain HTTP/1.1 through URLSession (what the test target links); no cache, no cookies.
     enum HTTP {
         struct Answer: Sendable {
@@ -237,13 +241,16 @@
             return URLSession(configuration: configuration)
         }()
 
-        static func get(_ url: String, timeout: Double = 20) async throws -> Answer {
+        /// A request's timeout bounds a hang, like ``TestPatience``: a slow answer is still an answer.
+        static let timeout = 120.0
+
+        static func get(_ url: String, timeout: Double = timeout) async throws -> Answer {
             var request = URLRequest(url: URL(string: url)!)
             request.timeoutInterval = timeout
             return try await send(request)
         }
 
-        static func post(_ url: String, json: Data, timeout: Double = 20) async throws -> Answer {
+        static func post(_ url: String, json: Data, timeout: Double = timeout) async throws -> Answer {
             var request = URLRequest(url: URL(string: url)!)
             request.httpMethod = "POST"
             request.httpBody = json

@@ -1,10 +1,11 @@
+import HearClearTestSupport
 import NIOCore
 import NIOPosix
 import Synchronization
 
 /// A bare HTTP/1.1 client that streams a request body of filler bytes chunk by chunk, reusing
 /// one chunk, so a test can send more than the server's limit without holding it in memory.
-/// After `holdAfter` bytes of body it stops sending for `hold` (60 s by default, cut short by the
+/// After `holdAfter` bytes of body it stops sending for `hold` (``TestPatience/event``, cut short by the
 /// answer: long, so that a loaded machine is not mistaken for a server that waited for the body's
 /// end) without ending the body: an answer
 /// that arrives then was given before the body ended. It returns when the response head arrives.
@@ -19,7 +20,7 @@ enum StreamingUpload {
     /// else that `Content-Length` (and never more than it).
     static func post(
         host: String = "localhost", port: Int, path: String, contentType: String, declaredLength: Int? = nil,
-        maxBytes: Int, holdAfter: Int, hold: Duration = .seconds(60), chunkBytes: Int = 1 << 20
+        maxBytes: Int, holdAfter: Int, hold: Duration = TestPatience.event, chunkBytes: Int = 1 << 20
     ) async throws -> Outcome {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connect(host: host, port: port) { channel in

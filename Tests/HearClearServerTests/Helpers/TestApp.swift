@@ -37,7 +37,7 @@ func withRouterApp<T: Sendable>(
             engine: Engine(client: client, configuration: configuration.engine, logger: testLogger),
             migrations: MigrationRunner(client: client, migrations: migrations, logger: testLogger))
         let app = Application(router: router, logger: testLogger)
-        return try await app.test(.router) { testClient in try await body(testClient, client) }
+        return try await app.boundedTest(.router) { testClient in try await body(testClient, client) }
     }
 }
 
@@ -49,7 +49,7 @@ func withLiveApp<T: Sendable>(_ body: @Sendable @escaping (any TestClientProtoco
         let app = try await buildApplication(
             configuration: testConfiguration(), database: .external(databaseConfiguration), logger: testLogger
         )
-        return try await app.test(.live) { testClient in try await body(testClient, client) }
+        return try await app.boundedTest(.live) { testClient in try await body(testClient, client) }
     }
 }
 
