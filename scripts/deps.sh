@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages HearClear needs, only those missing: libsndfile, KissFFT,
 # sox and espeak-ng (test audio and the sound character's generated set, scripts/sound-character),
+# stress-ng (make test-under-load),
 # PostgreSQL and PostGIS for the PostgreSQL major that is installed (postgresql-15-postgis-3 on
 # Debian 12); and, in the project's .venv, schemathesis for the contract test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packages=(libsndfile1-dev libkissfft-dev libpq-dev postgresql sox espeak-ng pkg-config)
+packages=(libsndfile1-dev libkissfft-dev libpq-dev postgresql sox espeak-ng pkg-config stress-ng)
 
 missing_of() {
     local package
