@@ -54,7 +54,7 @@ format:
 
 # Needs a server running (`make run` in another terminal, or a release build for real numbers).
 loadtest: release
-	.build/release/hearclear loadtest ingest --url http://127.0.0.1:8080 --clients 32 --duration 30
+	.build/release/hearclear-bench loadtest ingest --url http://127.0.0.1:8080 --clients 32 --duration 30
 
 clean:
 	rm -rf .build .build-generator

@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "hearclear", targets: ["hearclear"]),
+        .executable(name: "hearclear-bench", targets: ["hearclear-bench"]),
         // The typed client of API/openapi.yaml, for Swift apps and servers (README, "HearClearClient").
         .library(name: "HearClearClient", targets: ["HearClearClient"]),
     ],
@@ -46,12 +47,17 @@ let package = Package(
         .executableTarget(name: "judge-bench", dependencies: ["LoudnessCore"]),
         // Test-only: in-memory encoding of test audio (TestAudioEncoder), for the metering and server tests.
         .target(name: "AudioTestSupport", dependencies: ["CSndFile"]),
+        // The values that cross from storage to the engine and on to HTTP: venues, check-ins as
+        // submitted and stored, cells, bands, reports, calibrations, admin rows. No SQL, no I/O.
+        .target(name: "HearClearModel", dependencies: ["LoudnessCore"]),
         // PostgreSQL only: SQL in folders by concern, the queue, the embedded cluster, migrations.
         .target(
             name: "HearClearStore",
             dependencies: [
+                "HearClearModel",
                 "LoudnessCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -61,6 +67,7 @@ let package = Package(
             name: "HearClearTestSupport",
             dependencies: [
                 "HearClearEngine",
+                "HearClearModel",
                 "HearClearStore",
                 "LoudnessCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -71,36 +78,59 @@ let package = Package(
         .target(
             name: "HearClearEngine",
             dependencies: [
+                "HearClearModel",
                 "HearClearStore",
                 "LoudnessCore",
                 "AudioMetering",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // HTTP only: /api/v1, /api/v2, /farmer, middleware.
+        // What the API and the admin share: the request context, problem documents, body limits.
         .target(
-            name: "HearClearServer",
+            name: "HearClearHTTP",
             dependencies: [
                 "HearClearEngine",
-                "HearClearStore",
+                "AudioMetering",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        // /farmer: its pages, sessions, sign-in, forms; reads and acts through the engine.
+        .target(
+            name: "HearClearAdmin",
+            dependencies: [
+                "HearClearEngine",
+                "HearClearHTTP",
+                "HearClearModel",
                 "LoudnessCore",
                 "AudioMetering",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Mustache", package: "swift-mustache"),
+            ]
+        ),
+        // HTTP: /api/v1, /api/v2, operations, middleware, connection limits; mounts the admin.
+        .target(
+            name: "HearClearServer",
+            dependencies: [
+                "HearClearAdmin",
+                "HearClearEngine",
+                "HearClearHTTP",
+                "HearClearModel",
+                "LoudnessCore",
+                "AudioMetering",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CompressNIO", package: "compress-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-                .product(name: "Mustache", package: "swift-mustache"),
             ]
         ),
         // The typed client: swift-openapi-generator's types and client of API/openapi.yaml, generated
@@ -114,11 +144,31 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // What both executables share: the database options and session, logging, progress, the
+        // settings' flags, the client's answer capture.
+        .target(
+            name: "HearClearCLI",
+            dependencies: [
+                "HearClearEngine",
+                "HearClearModel",
+                "HearClearStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        // The binary an operator ships: serve, migrate, meter, calibrate, export, recompute, devices.
         .executableTarget(
             name: "hearclear",
             dependencies: [
+                "HearClearCLI",
                 "HearClearClient",
                 "HearClearEngine",
+                "HearClearModel",
                 "HearClearServer",
                 "AudioMetering",
                 "HearClearStore",
@@ -126,9 +176,22 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
+        // The developers' tools: load generators and the simulated city (README, "Benchmarks").
+        .executableTarget(
+            name: "hearclear-bench",
+            dependencies: [
+                "HearClearCLI",
+                "HearClearClient",
+                "HearClearEngine",
+                "HearClearModel",
+                "LoudnessCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "CompressNIO", package: "compress-nio"),
             ]
         ),
@@ -137,12 +200,13 @@ let package = Package(
         .testTarget(name: "AudioMeteringTests", dependencies: ["AudioMetering", "AudioTestSupport", "CSndFile"]),
         .testTarget(
             name: "HearClearStoreTests",
-            dependencies: ["HearClearStore", "HearClearTestSupport"]
+            dependencies: ["HearClearModel", "HearClearStore", "HearClearTestSupport"]
         ),
         .testTarget(
             name: "HearClearEngineTests",
             dependencies: [
                 "HearClearEngine",
+                "HearClearModel",
                 "HearClearStore",
                 "HearClearTestSupport",
                 "LoudnessCore",
@@ -153,6 +217,9 @@ let package = Package(
             name: "HearClearServerTests",
             dependencies: [
                 "HearClearServer",
+                "HearClearAdmin",
+                "HearClearHTTP",
+                "HearClearModel",
                 "HearClearEngine",
                 "LoudnessCore",
                 "HearClearStore",

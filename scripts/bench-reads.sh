@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Read benchmark of issue "Reads from memory": a release server with its embedded PostgreSQL on
 # loopback, N venues with cells, then in one run: wrk on GET /health (this machine's HTTP ceiling)
-# and on the grids of the N venues (gzip, as phones ask), and `hearclear loadtest read` without
+# and on the grids of the N venues (gzip, as phones ask), and `hearclear-bench loadtest read` without
 # and with 5 % ingest mixed in (staleness: how long a new check-in takes to show in a read).
 # Usage: scripts/bench-reads.sh [VENUES] [SECONDS]   (needs wrk: apt-get install wrk)
 set -euo pipefail
@@ -11,8 +11,8 @@ seconds=${2:-20}
 port=${BENCH_PORT:-18099}
 data=$(mktemp -d /tmp/hearclear-bench-XXXXXX)
 url=http://127.0.0.1:$port
-bin=.build/release/hearclear
-[ -x "$bin" ] || swift build -c release --product hearclear
+bin=.build/release/hearclear-bench
+[ -x "$bin" ] || swift build -c release --product hearclear-bench
 HEARCLEAR_ADMIN_PASSWORD=bench "$bin" serve --port "$port" --data-dir "$data" --log-level warning \
     >"$data/server.log" 2>&1 &
 server=$!
@@ -33,7 +33,7 @@ echo "-- GET /health"
 wrk -t2 -c16 -d"${seconds}s" --latency "$url/health" | grep -E "Requests/sec|50%|99%|Non-2xx|Socket errors"
 echo "-- GET /api/v2/venues/{id}/loudness over $venues venues"
 wrk -t2 -c16 -d"${seconds}s" --latency -s "$lua" "$url" | grep -E "Requests/sec|50%|99%|Non-2xx|Socket errors"
-echo "== hearclear loadtest read (grid 8 : venue 1 : bands 1), 16 clients"
+echo "== hearclear-bench loadtest read (grid 8 : venue 1 : bands 1), 16 clients"
 "$bin" loadtest read --url "$url" --venues "$venues" --duration "$seconds" --clients 16
 echo "== the same with 5 % ingest"
 "$bin" loadtest read --url "$url" --venues "$venues" --duration "$seconds" --clients 16 --ingest-share 0.05

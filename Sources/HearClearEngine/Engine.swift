@@ -1,3 +1,4 @@
+import HearClearModel
 import HearClearStore
 import Logging
 import LoudnessCore
@@ -23,6 +24,8 @@ public struct Engine: Sendable {
     public let calibrator: Calibrator
     /// Reports of wrong data from people at venues.
     public let reports: VenueReports
+    /// The admin's own queries (sessions, audit, its tables, bands).
+    public let administration: Administration
     /// Whether the database is away, shared by this engine's requests, worker and listeners.
     public let outage = DatabaseOutage()
 
@@ -59,6 +62,7 @@ public struct Engine: Sendable {
             administration: DeviceAdministration(client: client, logger: logger))
         calibrator = Calibrator(client: client, referenceOffsetDB: configuration.referenceOffsetDB, logger: logger)
         reports = VenueReports(reports: ReportRepository(client: client, logger: logger), loudness: loudness)
+        administration = Administration(client: client, logger: logger)
         // An admin's decision is judged once, at once: nothing to remember.
         decisions = CheckinDecisions(
             overrides: CheckinOverrideRepository(client: client, logger: logger),
@@ -66,7 +70,7 @@ public struct Engine: Sendable {
     }
 
     /// Whether the database is there, up to date, slow or gone (`/ready`).
-    public func readiness(migrations: MigrationRunner) -> DatabaseReadiness {
+    public func readiness(migrations: Migrations) -> DatabaseReadiness {
         DatabaseReadiness(
             migrations: migrations, endpoint: endpoint, outage: outage, limit: configuration.readinessLimit)
     }

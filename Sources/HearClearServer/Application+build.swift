@@ -1,56 +1,23 @@
 import Foundation
+import HearClearAdmin
 import HearClearEngine
-import HearClearStore
+import HearClearHTTP
 import Hummingbird
 import Logging
-import PostgresNIO
 import Prometheus
 import ServiceLifecycle
-
-/// Where the server's database comes from.
-public enum DatabaseSource: Sendable {
-    /// Start the embedded PostgreSQL under the data directory.
-    case embedded
-    /// Use an existing database (`DATABASE_URL`, or a test database).
-    case external(PostgresClient.Configuration)
-}
 
 /// Builds the whole server: database (embedded or external), migrations at start, routes,
 /// middleware and services. `serve` and the tests call this same function.
 public func buildApplication(
-    configuration: ServerConfiguration, database: DatabaseSource, logger: Logger
+    configuration: ServerConfiguration, database source: DatabaseSource, logger: Logger
 ) async throws -> some ApplicationProtocol {
     try configuration.checkResources()
-    let migrations = try Migration.load(from: configuration.migrationsDirectory)
-    var services: [any Service] = []
-    var clientConfiguration: PostgresClient.Configuration
-    switch database {
-    case .external(let external):
-        clientConfiguration = external
-    case .embedded:
-        let server = try EmbeddedPostgres.start(dataDirectory: configuration.dataDirectory, logger: logger)
-        services.append(EmbeddedPostgresService(server: server))
-        clientConfiguration = server.configuration(database: "postgres")
-    }
-    clientConfiguration.options.maximumConnections = configuration.databaseConnections
-    let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
-    services.append(client)
-
-    var replica: PostgresClient?
-    if let url = configuration.databaseReadURL {
-        var replicaConfiguration = try DatabaseURL.configuration(url)
-        replicaConfiguration.options.maximumConnections = configuration.databaseConnections
-        replica = PostgresClient(configuration: replicaConfiguration, backgroundLogger: logger)
-        services.append(replica!)
-    }
-
-    let runner = MigrationRunner(client: client, migrations: migrations, logger: logger)
-    let engine = Engine(
-        client: client, replica: replica, endpoint: DatabaseEndpoint(clientConfiguration),
-        configuration: configuration.engine, logger: logger)
+    let database = try EngineDatabase.open(source, configuration: configuration.engine, logger: logger)
+    let engine = database.engine(configuration: configuration.engine, logger: logger)
     let cache = ReadCache(capacityBytes: configuration.readCacheBytes)
     let router = try buildRouter(
-        configuration: configuration, engine: engine, migrations: runner,
+        configuration: configuration, engine: engine, migrations: database.migrations,
         reads: CachedReads(configuration, cache, engine: engine))
     let schemaReady = StartupGate()
     // Time limits and the connection cap (Support/ConnectionLimits.swift); past the cap plus the
@@ -63,19 +30,21 @@ public func buildApplication(
         configuration: .init(
             address: .hostname(configuration.hostname, port: configuration.port), serverName: "HearClear",
             availableConnectionsDelegate: ConnectionLimits.acceptance(cap: connectionCap, logger: logger)),
-        services: services,
+        services: database.services,
         logger: logger
     )
+    let migrations = database.migrations
     app.beforeServerStarts {
-        let applied = try await runner.apply()
+        let applied = try await migrations.apply()
         logger.info("database ready", metadata: ["migrationsApplied": "\(applied)"])
         await schemaReady.open()
     }
     // After the client, so that it stops before the client does.
     app.addServices(
         engine.worker(gate: schemaReady),
-        ReadCacheListener(cache: cache, client: client, gate: schemaReady, outage: engine.outage, logger: logger))
-    if replica != nil { app.addServices(engine.reads) }
+        ReadCacheListener(
+            cache: cache, changes: engine.readChanges, gate: schemaReady, outage: engine.outage, logger: logger))
+    if database.replica != nil { app.addServices(engine.reads) }
     return app
 }
 
@@ -83,7 +52,7 @@ public func buildApplication(
 /// with no read cache: the read endpoints read the database every time (a router alone, as tests
 /// use it, has no listener to keep a cache true).
 public func buildRouter(
-    configuration: ServerConfiguration, engine: Engine, migrations: MigrationRunner
+    configuration: ServerConfiguration, engine: Engine, migrations: Migrations
 ) throws -> Router<AppRequestContext> {
     try buildRouter(
         configuration: configuration, engine: engine, migrations: migrations,
@@ -92,7 +61,7 @@ public func buildRouter(
 
 /// The routes, with `reads` answering the read endpoints from memory.
 func buildRouter(
-    configuration: ServerConfiguration, engine: Engine, migrations: MigrationRunner, reads: CachedReads
+    configuration: ServerConfiguration, engine: Engine, migrations: Migrations, reads: CachedReads
 ) throws -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
     let routeIndex = RouteIndex()
@@ -122,19 +91,8 @@ func buildRouter(
         venues: engine.venues, devices: engine.devices, intake: engine.intake, loudness: engine.loudness, reads: reads,
         limiter: limiter
     ).addRoutes(to: router.group("api/v1"))
-    try AdminController.build(configuration: configuration, engine: engine).addRoutes(to: router)
+    try Admin(settings: configuration.admin, engine: engine).addRoutes(to: router)
 
     routeIndex.load(router.routes.map { ("\($0.path)", $0.method) })
     return router
-}
-
-/// Stops the embedded PostgreSQL after everything else has shut down (services stop in
-/// reverse order, and this one is added first).
-struct EmbeddedPostgresService: Service {
-    let server: EmbeddedPostgres
-
-    func run() async throws {
-        try? await gracefulShutdown()
-        server.stop()
-    }
 }

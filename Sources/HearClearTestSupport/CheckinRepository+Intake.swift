@@ -1,4 +1,5 @@
 import HearClearEngine
+import HearClearModel
 import HearClearStore
 import LoudnessCore
 

@@ -1,4 +1,5 @@
 import Foundation
+import HearClearModel
 import HearClearStore
 
 /// Check-ins stored through `CheckinRepository.ingest`, below the HTTP validator: the DST tests

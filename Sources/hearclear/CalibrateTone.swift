@@ -1,6 +1,8 @@
 import ArgumentParser
 import AudioMetering
 import Foundation
+import HearClearCLI
+import HearClearModel
 import HearClearStore
 
 /// `hearclear calibrate tone FILE --reference-db 94`: a phone's offset from its recording of a

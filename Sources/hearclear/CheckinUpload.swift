@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HearClearCLI
 import HearClearClient
 import HearClearEngine
 import OpenAPIRuntime

@@ -1,4 +1,5 @@
 import Foundation
+import HearClearCLI
 import HearClearClient
 import HearClearEngine
 

@@ -1,26 +1,20 @@
 import ArgumentParser
 import Configuration
+import HearClearEngine
 
-/// The licence of the open-data exports, for `serve` (the API's exports) and `export`.
+/// The licence of the open-data exports, for `export` (`serve` takes it with its other settings).
 struct DataLicenseOptions: ParsableArguments {
-    @Option(
-        help:
-            "Licence the exports are published under, named in the GeoJSON and a Link header (e.g. an SPDX id). Env: HEARCLEAR_DATA_LICENSE. Default: ODbL-1.0"
-    )
-    var dataLicense: String?
-
-    @Option(
-        help:
-            "Where the licence's text is (absolute http(s) URL); needed with any licence but the default. Env: HEARCLEAR_DATA_LICENSE_URL. Default: https://opendatacommons.org/licenses/odbl/1-0/"
-    )
-    var dataLicenseUrl: String?
+    @Option(help: EngineSettings.dataLicense.argumentHelp) var dataLicense: String?
+    @Option(help: EngineSettings.dataLicenseURL.argumentHelp) var dataLicenseUrl: String?
 
     /// The flags given, as configuration values (they win over the environment).
     var values: [AbsoluteConfigKey: ConfigValue] {
         var values: [AbsoluteConfigKey: ConfigValue] = [:]
-        if let dataLicense { values[["hearclear", "data", "license"]] = .init(.string(dataLicense), isSecret: false) }
+        if let dataLicense {
+            values[EngineSettings.dataLicense.configKey] = .init(.string(dataLicense), isSecret: false)
+        }
         if let dataLicenseUrl {
-            values[["hearclear", "data", "license", "url"]] = .init(.string(dataLicenseUrl), isSecret: false)
+            values[EngineSettings.dataLicenseURL.configKey] = .init(.string(dataLicenseUrl), isSecret: false)
         }
         return values
     }

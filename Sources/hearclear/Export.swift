@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HearClearCLI
 import HearClearEngine
 
 /// `hearclear export`: the open-data export, written from the database.

@@ -8,11 +8,11 @@ struct HearClear: AsyncParsableCommand {
         discussion: """
             Phones submit per-second microphone levels as check-ins; the server cleans them, removes \
             outliers and tells people how loud a venue is at a given hour. Every serve option can also \
-            be set through the environment variable named in its help; flags win over variables.
+            be set through the environment variable named in its help; flags win over variables. \
+            The load tests and the simulator are in hearclear-bench.
             """,
         subcommands: [
-            Serve.self, Migrate.self, Meter.self, Calibrate.self, Devices.self, Recompute.self, Simulate.self,
-            Export.self, Loadtest.self,
+            Serve.self, Migrate.self, Meter.self, Calibrate.self, Devices.self, Recompute.self, Export.self,
         ]
     )
 }

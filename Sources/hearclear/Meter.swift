@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioMetering
 import Foundation
+import HearClearCLI
 import HearClearEngine
 
 struct Meter: AsyncParsableCommand {
@@ -102,10 +103,4 @@ struct Meter: AsyncParsableCommand {
             "it lasts at least \(Int(seconds)) s; at most \(Int(limit)) s can be metered"
         }
     }
-}
-
-/// A failure already explained to the user: printed to stderr, exit status 1.
-struct CommandFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import HearClearCLI
 import HearClearEngine
+import HearClearModel
 import HearClearStore
 
 struct Recompute: AsyncParsableCommand {

@@ -1,4 +1,5 @@
 import Foundation
+import HearClearModel
 import HearClearStore
 import HearClearTestSupport
 import Logging
@@ -70,7 +71,7 @@ struct DatabaseOutageTests {
         let client = PostgresClient(configuration: configuration)
         let outage = DatabaseOutage()
         let readiness = DatabaseReadiness(
-            migrations: MigrationRunner(client: client, migrations: [], logger: engineTestLogger),
+            migrations: Migrations(client: client, migrations: [], logger: engineTestLogger),
             endpoint: DatabaseEndpoint(configuration), outage: outage, limit: .milliseconds(200),
             probeLimit: TestPatience.event)
         let state = await withTaskGroup(of: Void.self) { group in

@@ -1,3 +1,4 @@
+import HearClearModel
 import HearClearStore
 import HearClearTestSupport
 import PostgresNIO
@@ -18,7 +19,7 @@ struct DatabaseReadinessTests {
             oneConnection.options.maximumConnections = 1
             let pool = PostgresClient(configuration: oneConnection)
             let outage = DatabaseOutage()
-            let migrations = MigrationRunner(
+            let migrations = Migrations(
                 client: pool, migrations: try Migration.load(from: TestCluster.migrationsDirectory),
                 logger: engineTestLogger)
             // The pool cannot answer while the test holds its connection, whatever the limit: a
@@ -53,7 +54,7 @@ struct DatabaseReadinessTests {
     func pendingMigrations() async throws {
         try await withEmptyTestDatabase { client, configuration in
             let readiness = DatabaseReadiness(
-                migrations: MigrationRunner(
+                migrations: Migrations(
                     client: client, migrations: try Migration.load(from: TestCluster.migrationsDirectory),
                     logger: engineTestLogger),
                 endpoint: DatabaseEndpoint(configuration), outage: DatabaseOutage(), limit: TestPatience.event)

@@ -1,4 +1,5 @@
 import Foundation
+import HearClearModel
 import HearClearStore
 import HearClearTestSupport
 import LoudnessCore

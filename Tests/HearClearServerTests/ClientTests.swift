@@ -186,7 +186,9 @@ struct ClientTests {
         }
     }
 
-    @Test("hearclear simulate sends its city through the client, and --evaluate reads it back", .timeLimit(.minutes(5)))
+    @Test(
+        "hearclear-bench simulate sends its city through the client, and --evaluate reads it back",
+        .timeLimit(.minutes(5)))
     func simulate() async throws {
         try await MeterServer.withLive { server, database in
             let url = "http://localhost:\(try #require(server.port))"
@@ -196,7 +198,7 @@ struct ClientTests {
                     [
                         "simulate", "--url", url, "--venues", "2", "--days", "1", "--rate", "1", "--seed", "7",
                         "--hide-cells", "0", "--truth", truth,
-                    ], scratch: scratch)
+                    ], program: "hearclear-bench", scratch: scratch)
                 #expect(sent.status == 0, "\(sent.errors)")
                 let line = try #require(sent.output.split(separator: "\n").first { $0.hasPrefix("sent ") })
                 #expect(line.contains(", 0 refused"), "\(sent.output)")
@@ -212,7 +214,7 @@ struct ClientTests {
                     "the simulator writes its times in UTC")
 
                 let evaluated = try await HearClearCommand.run(
-                    ["simulate", "--url", url, "--evaluate", truth], scratch: scratch)
+                    ["simulate", "--url", url, "--evaluate", truth], program: "hearclear-bench", scratch: scratch)
                 #expect(evaluated.status == 0, "\(evaluated.errors)")
                 #expect(evaluated.output.contains("judgements (outlier or excluded = rejected):"))
                 #expect(evaluated.output.contains("clean"))

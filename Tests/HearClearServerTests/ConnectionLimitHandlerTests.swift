@@ -1,4 +1,5 @@
 import HTTPTypes
+import HearClearModel
 import Logging
 import NIOCore
 import NIOEmbedded

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HearClearModel
 import HearClearServer
 import HearClearStore
 import HearClearTestSupport
@@ -21,7 +22,7 @@ struct DatabaseOutageEndpointTests {
             let engine = Engine(client: client, configuration: configuration.engine, logger: testLogger)
             let router = try buildRouter(
                 configuration: configuration, engine: engine,
-                migrations: MigrationRunner(
+                migrations: Migrations(
                     client: client, migrations: try Migration.load(from: configuration.migrationsDirectory),
                     logger: testLogger))
             try await Application(router: router, logger: testLogger).boundedTest(.router) { app in

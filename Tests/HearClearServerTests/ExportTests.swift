@@ -1,6 +1,7 @@
 import CompressNIO
 import Foundation
 import HTTPTypes
+import HearClearModel
 import HearClearServer
 import HearClearStore
 import HearClearTestSupport

@@ -1,5 +1,7 @@
 import Foundation
 import HTTPTypes
+import HearClearHTTP
+import HearClearModel
 import HearClearServer
 import HummingbirdTesting
 import NIOCore

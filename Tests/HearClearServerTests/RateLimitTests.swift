@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HearClearModel
 import HearClearServer
 import HearClearTestSupport
 import Hummingbird

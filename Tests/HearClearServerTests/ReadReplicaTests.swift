@@ -1,4 +1,5 @@
 import Foundation
+import HearClearModel
 import HearClearServer
 import HearClearStore
 import HearClearTestSupport

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HearClearModel
 import HearClearServer
 import HearClearStore
 import HearClearTestSupport
@@ -57,7 +58,7 @@ struct RoutingTests {
                 logger: testLogger)
             let router = try buildRouter(
                 configuration: settings, engine: engine,
-                migrations: MigrationRunner(
+                migrations: Migrations(
                     client: busy, migrations: try Migration.load(from: settings.migrationsDirectory),
                     logger: testLogger))
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -86,7 +87,7 @@ struct RoutingTests {
             let router = try buildRouter(
                 configuration: settings,
                 engine: Engine(client: database, configuration: settings.engine, logger: testLogger),
-                migrations: MigrationRunner(client: database, migrations: migrations, logger: testLogger))
+                migrations: Migrations(client: database, migrations: migrations, logger: testLogger))
             try await Application(router: router).boundedTest(.router) { client in
                 let ready = try await client.execute(uri: "/ready", method: .get)
                 #expect(ready.status == .serviceUnavailable)
@@ -104,7 +105,7 @@ struct RoutingTests {
             let router = try buildRouter(
                 configuration: settings,
                 engine: Engine(client: database, configuration: settings.engine, logger: testLogger),
-                migrations: MigrationRunner(client: database, migrations: [], logger: testLogger))
+                migrations: Migrations(client: database, migrations: [], logger: testLogger))
             let routed = Set(
                 router.routes.filter { "\($0.path)".hasPrefix("/api/v2/") && $0.method != .head }
                     .map { "\($0.method.rawValue) \($0.path)" }

@@ -1,5 +1,6 @@
 import Configuration
 import Foundation
+import HearClearModel
 import HearClearStore
 import HearClearTestSupport
 import Hummingbird

@@ -1,3 +1,4 @@
+import HearClearModel
 import HearClearStore
 import Synchronization
 

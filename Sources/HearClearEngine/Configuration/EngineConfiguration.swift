@@ -4,35 +4,36 @@ import Logging
 
 /// What every command that reaches the database can be told (`serve`, `migrate`, `devices`,
 /// `recompute`), read from flags, then the environment, then defaults (`reader` is built in that
-/// order by the CLI). Keys map to variables by swift-configuration's rule:
-/// `hearclear.data.dir` is `HEARCLEAR_DATA_DIR`, `database.url` is `DATABASE_URL`.
+/// order by the CLI). Each setting is declared once, in ``EngineSettings``: its key, default and
+/// help; `hearclear.data.dir` is `--data-dir` and `HEARCLEAR_DATA_DIR`, `database.url` is
+/// `--database-url` and `DATABASE_URL`.
 public struct EngineConfiguration: Sendable {
     public enum LogFormat: String, Sendable, CaseIterable {
         case text, json
     }
 
     /// Where the embedded PostgreSQL lives (`<dataDirectory>/postgres`).
-    public var dataDirectory = ".hearclear"
+    public var dataDirectory = EngineSettings.dataDirectory.defaultValue!
     /// The folder holding `Migrations/` (and, for `serve`, `Admin/` and `API/`).
-    public var resourcesDirectory = "."
+    public var resourcesDirectory = EngineSettings.resources.defaultValue!
     /// An external database; when set, nothing is started.
     public var databaseURL: String?
     /// A streaming replica of the database for reads that miss the read cache (`serve` only).
     public var databaseReadURL: String?
-    public var logFormat = LogFormat.text
-    public var logLevel = Logger.Level.info
+    public var logFormat = LogFormat(rawValue: EngineSettings.logFormat.defaultValue!)!
+    public var logLevel = Logger.Level(rawValue: EngineSettings.logLevel.defaultValue!)!
     /// A check-in whose phone was farther than this from the venue is excluded (``IntakeRule``).
-    public var maxDistanceMetres = 250.0
+    public var maxDistanceMetres = EngineSettings.maxDistanceMetres.defaultDouble
     /// Connections kept to PostgreSQL.
-    public var databaseConnections = 20
+    public var databaseConnections = EngineSettings.databaseConnections.defaultInt
     /// Calibrated dB = dBFS + device-model offset + this. An assumption until calibrated: it
     /// puts 0 dBFS at 110 dB SPL, which reads the 2013 client's typical bar (amplitude 0.031,
     /// −30.2 dBFS) as 79.8 dB, "loud".
-    public var referenceOffsetDB = 110.0
+    public var referenceOffsetDB = EngineSettings.referenceOffsetDB.defaultDouble
     /// Batches of venues this instance aggregates at once.
-    public var aggregationWorkers = 2
+    public var aggregationWorkers = EngineSettings.aggregationWorkers.defaultInt
     /// Seconds between crowd calibration fits (``Calibrator``); 0: never (only on demand).
-    public var calibrationIntervalSeconds = 900
+    public var calibrationIntervalSeconds = EngineSettings.calibrationInterval.defaultInt
     /// The licence the open-data exports are published under (``DataLicense/configured(name:url:)``).
     public var dataLicense = DataLicense.odbl
 
@@ -53,25 +54,24 @@ public struct EngineConfiguration: Sendable {
 
     public init(reader: ConfigReader) throws {
         self.init()
-        dataDirectory = reader.string(forKey: "hearclear.data.dir", default: dataDirectory)
-        resourcesDirectory = reader.string(forKey: "hearclear.resources", default: resourcesDirectory)
-        databaseURL = reader.string(forKey: "database.url", isSecret: true)
-        databaseReadURL = reader.string(forKey: "database.read.url", isSecret: true)
-        maxDistanceMetres = reader.double(forKey: "hearclear.max.distance.metres", default: maxDistanceMetres)
-        databaseConnections = reader.int(forKey: "hearclear.database.connections", default: databaseConnections)
-        referenceOffsetDB = reader.double(forKey: "hearclear.reference.offset.db", default: referenceOffsetDB)
-        aggregationWorkers = reader.int(forKey: "hearclear.aggregation.workers", default: aggregationWorkers)
-        calibrationIntervalSeconds = reader.int(
-            forKey: "hearclear.calibration.interval", default: calibrationIntervalSeconds)
+        dataDirectory = reader.string(EngineSettings.dataDirectory)!
+        resourcesDirectory = reader.string(EngineSettings.resources)!
+        databaseURL = reader.string(EngineSettings.databaseURL)
+        databaseReadURL = reader.string(EngineSettings.databaseReadURL)
+        maxDistanceMetres = reader.double(EngineSettings.maxDistanceMetres)
+        databaseConnections = reader.int(EngineSettings.databaseConnections)
+        referenceOffsetDB = reader.double(EngineSettings.referenceOffsetDB)
+        aggregationWorkers = reader.int(EngineSettings.aggregationWorkers)
+        calibrationIntervalSeconds = reader.int(EngineSettings.calibrationInterval)
         dataLicense = try DataLicense.configured(
-            name: reader.string(forKey: "hearclear.data.license"),
-            url: reader.string(forKey: "hearclear.data.license.url"))
-        let format = reader.string(forKey: "hearclear.log.format", default: logFormat.rawValue)
+            name: reader.string(forKey: ConfigKey(EngineSettings.dataLicense.key)),
+            url: reader.string(forKey: ConfigKey(EngineSettings.dataLicenseURL.key)))
+        let format = reader.string(EngineSettings.logFormat)!
         guard let logFormat = LogFormat(rawValue: format) else {
             throw ConfigurationError.invalid("log format must be 'text' or 'json', not '\(format)'")
         }
         self.logFormat = logFormat
-        let level = reader.string(forKey: "hearclear.log.level", default: logLevel.rawValue)
+        let level = reader.string(EngineSettings.logLevel)!
         guard let logLevel = Logger.Level(rawValue: level) else {
             throw ConfigurationError.invalid(
                 "log level must be one of trace, debug, info, notice, warning, error, critical")

@@ -1,3 +1,4 @@
+import HearClearModel
 import HearClearStore
 
 /// Devices: registering them (v1's `user/create`), and the admin's acts on them, which change

@@ -1,4 +1,5 @@
 import Foundation
+import HearClearModel
 import HearClearStore
 import LoudnessCore
 
@@ -24,7 +25,7 @@ public struct CellExporter: Sendable {
     }
 
     /// What the export's validators are made of (last change, counts of cells and venues).
-    public func stamp() async throws -> ExportRepository.Stamp { try await exports.stamp() }
+    public func stamp() async throws -> ExportStamp { try await exports.stamp() }
 
     /// Writes the whole export in `format`, labelled with `bands`, to `sink` in chunks (never an
     /// empty one); `progress` hears how many venues are written after each page.

@@ -1,4 +1,5 @@
 import Foundation
+import HearClearModel
 import HearClearStore
 
 /// An admin's standing decision on one check-in — forced in, forced out, or withdrawn — recorded

@@ -1,3 +1,4 @@
+import HearClearModel
 import HearClearStore
 
 /// A check-in as `GET /api/v2/checkins/{id}` shows it: as stored, with its level in calibrated dB

@@ -1,5 +1,6 @@
 import CompressNIO
 import Foundation
+import HearClearHTTP
 import Hummingbird
 
 /// One answer of a read endpoint as it goes on the wire: the JSON, its gzip'd form when it is

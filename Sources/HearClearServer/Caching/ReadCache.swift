@@ -1,4 +1,4 @@
-import HearClearStore
+import HearClearModel
 import LoudnessCore
 import Metrics
 import NIOCore

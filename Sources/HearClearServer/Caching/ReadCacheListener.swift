@@ -1,7 +1,6 @@
 import HearClearEngine
-import HearClearStore
+import HearClearModel
 import Logging
-import PostgresNIO
 import ServiceLifecycle
 
 /// Keeps this instance's ``ReadCache`` true: LISTENs on ``ReadChange/channel`` (on a connection of
@@ -10,7 +9,7 @@ import ServiceLifecycle
 /// cache is empty and answers nothing, so reads go to the database.
 struct ReadCacheListener: Service {
     let cache: ReadCache
-    let client: PostgresClient
+    let changes: ReadChangeFeed
     let gate: StartupGate
     let outage: DatabaseOutage
     let logger: Logger
@@ -23,14 +22,13 @@ struct ReadCacheListener: Service {
         // so waiting on for the gate would wait for ever.
         guard await cancelWhenGracefulShutdown({ await gate.wait() }) else { return }
         await cancelWhenGracefulShutdown {
-            await client.listenContinuously(on: ReadChange.channel, retryDelay: retryDelay) {
+            await changes.listen(retryDelay: retryDelay) {
                 cache.setListening(true)
                 // Listening again after a loss: the database is back.
                 outage.answered(logger: logger)
                 logger.debug("read cache listening")
-            } notified: { payload in
-                // A change this version does not know drops everything.
-                cache.invalidate(ReadChange(payload: payload) ?? .bands)
+            } notified: { change in
+                cache.invalidate(change)
             } lost: { error in
                 cache.setListening(false)
                 // During an outage this repeats every retry: told once, with the outage (a lost

@@ -1,5 +1,6 @@
 import CompressNIO
 import HTTPTypes
+import HearClearHTTP
 import Hummingbird
 import NIOCore
 

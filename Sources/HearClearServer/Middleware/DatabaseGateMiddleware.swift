@@ -1,4 +1,5 @@
 import HearClearEngine
+import HearClearHTTP
 import Hummingbird
 
 /// While the database is known to be away (``DatabaseOutage``), a request that needs it is

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HearClearEngine
+import HearClearHTTP
 import Hummingbird
 import Logging
 

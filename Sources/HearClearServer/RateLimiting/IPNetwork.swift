@@ -29,7 +29,7 @@ public struct IPNetwork: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Loopback, IPv4 and IPv6.
-    public static let loopback = [IPNetwork("127.0.0.0/8"), IPNetwork("::1/128")].compactMap { $0 }
+    public static let loopback = [IPNetwork("127.0.0.0/8"), IPNetwork("::1")].compactMap { $0 }
 
     /// Whether `ip` (text) is in this network; false for text that is not an address.
     public func contains(_ ip: String) -> Bool {

@@ -1,7 +1,8 @@
 import Foundation
 import HTTPTypes
 import HearClearEngine
-import HearClearStore
+import HearClearHTTP
+import HearClearModel
 import Hummingbird
 import Metrics
 import NIOCore

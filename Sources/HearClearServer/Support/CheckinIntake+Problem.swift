@@ -1,5 +1,6 @@
 import HearClearEngine
-import HearClearStore
+import HearClearHTTP
+import HearClearModel
 
 extension CheckinIntake {
     /// ``CheckinIntake/submit(_:)``, with a check-in for an unknown venue that cannot create it

@@ -1,3 +1,4 @@
+import HearClearHTTP
 import Logging
 import NIOCore
 import NIOHTTPTypes

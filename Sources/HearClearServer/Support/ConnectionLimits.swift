@@ -19,19 +19,19 @@ import Synchronization
 /// "Connections and time limits"). A connection that runs out of time is closed.
 public struct ConnectionLimits: Sendable, Equatable {
     /// From a request's first byte until its head (request line and headers) has arrived.
-    public var headTimeout: Duration = .seconds(10)
+    public var headTimeout: Duration = .seconds(ServerSettings.httpHeadTimeout.defaultDouble)
     /// From the head until the body's end; also the longest pause between two pieces of body,
     /// and the longest the server waits for a client that does not read its answer.
-    public var bodyTimeout: Duration = .seconds(30)
+    public var bodyTimeout: Duration = .seconds(ServerSettings.httpBodyTimeout.defaultDouble)
     /// Each byte of body received adds `1 / bodyMinimumRate` seconds to ``bodyTimeout``, so that an
     /// upload at least this fast (bytes a second) is never cut off, however large; 0: the whole
     /// body within ``bodyTimeout``.
-    public var bodyMinimumRate = 1024
+    public var bodyMinimumRate = ServerSettings.httpBodyMinRate.defaultInt
     /// A connection with no request begun: from its start, or from the end of the last answer.
-    public var idleTimeout: Duration = .seconds(60)
+    public var idleTimeout: Duration = .seconds(ServerSettings.httpIdleTimeout.defaultDouble)
     /// Connections served at once; past it, a connection is answered 503 with `Retry-After` and
     /// closed. Lowered at start to what the process's descriptor limit allows (``effectiveMaxConnections(databaseConnections:logger:)``).
-    public var maxConnections = 4096
+    public var maxConnections = ServerSettings.httpMaxConnections.defaultInt
 
     public init() {}
 
@@ -39,18 +39,19 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// allowed), `hearclear.http.body.min.rate` (bytes a second) and `hearclear.http.max.connections`.
     public init(reader: ConfigReader) throws {
         self.init()
-        func seconds(_ key: String, _ value: Duration) throws -> Duration {
-            let read = reader.double(forKey: ConfigKey(key), default: value.seconds)
+        func seconds(_ setting: Setting) throws -> Duration {
+            let key = setting.key
+            let read = reader.double(setting)
             guard read > 0, read <= 86_400 else {
                 throw ConfigurationError.invalid("\(key) must be more than 0 and at most 86400 seconds, not \(read)")
             }
             return .milliseconds(max(1, Int64((read * 1000).rounded())))
         }
-        headTimeout = try seconds("hearclear.http.head.timeout", headTimeout)
-        bodyTimeout = try seconds("hearclear.http.body.timeout", bodyTimeout)
-        idleTimeout = try seconds("hearclear.http.idle.timeout", idleTimeout)
-        bodyMinimumRate = reader.int(forKey: "hearclear.http.body.min.rate", default: bodyMinimumRate)
-        maxConnections = reader.int(forKey: "hearclear.http.max.connections", default: maxConnections)
+        headTimeout = try seconds(ServerSettings.httpHeadTimeout)
+        bodyTimeout = try seconds(ServerSettings.httpBodyTimeout)
+        idleTimeout = try seconds(ServerSettings.httpIdleTimeout)
+        bodyMinimumRate = reader.int(ServerSettings.httpBodyMinRate)
+        maxConnections = reader.int(ServerSettings.httpMaxConnections)
         guard bodyMinimumRate >= 0 else {
             throw ConfigurationError.invalid(
                 "the body's minimum rate must be ≥ 0 bytes a second, not \(bodyMinimumRate)")

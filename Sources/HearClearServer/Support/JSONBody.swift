@@ -1,4 +1,5 @@
 import Foundation
+import HearClearHTTP
 import Hummingbird
 
 /// Reads a JSON request body (already collected and decompressed by `BodyLimitMiddleware`)

@@ -1,15 +1,7 @@
 import Foundation
+import HearClearModel
 import Logging
 import PostgresNIO
-
-/// One thing an admin did.
-public struct AdminAuditEntry: Sendable, Equatable {
-    public var at: Date
-    public var username: String
-    public var action: String
-    public var subject: String?
-    public var detail: String?
-}
 
 /// `admin_audit_log`: who did what, newest first.
 public struct AdminAuditLog: Sendable {

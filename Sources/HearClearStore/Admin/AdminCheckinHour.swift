@@ -1,13 +1,6 @@
 import Foundation
+import HearClearModel
 import PostgresNIO
-
-/// One venue-local hour of a check-in (`checkin_hours`) beside the cell estimate it was compared
-/// with (`loudness_cells`). Levels are dBFS: the piece's raw, the cell's model-corrected.
-public struct AdminCheckinHour: Sendable, Equatable {
-    public var row: AggregationResult.Hour
-    /// `nil` when the cell has no estimate.
-    public var cell: StoredCell?
-}
 
 extension AdminVenueRepository {
     /// The check-in's hours with their cells, in weekday and hour order.

@@ -1,23 +1,7 @@
 import Foundation
+import HearClearModel
 import Logging
 import PostgresNIO
-
-/// A device in the admin's list: the engine's summary, plus how many of its check-ins were
-/// judged outliers.
-public struct AdminDeviceRow: Sendable, Equatable {
-    public var summary: DeviceSummary
-    public var outliers: Int
-    /// The most check-ins the device started within one clock hour (UTC).
-    public var busiestHourCheckins: Int
-
-    /// More check-ins started within one hour than a person makes: each records a few minutes
-    /// at a venue, and people check in a few times an evening. 12 is one every five minutes,
-    /// sustained for an hour (docs/ARCHITECTURE.md, "Devices and calibration").
-    public static let humanPacePerHour = 12
-
-    /// Far over any human pace: a script, or a phone used as a bot; flagged for the admin.
-    public var isOverHumanPace: Bool { busiestHourCheckins > Self.humanPacePerHour }
-}
 
 /// The admin's devices list: most recently seen first, a page at a time. Each row's counts and
 /// residuals come from the device's own index entries in `checkins` and `checkin_hours`.

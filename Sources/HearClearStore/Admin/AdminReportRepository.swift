@@ -1,36 +1,8 @@
 import Foundation
+import HearClearModel
 import Logging
 import LoudnessCore
 import PostgresNIO
-
-/// A report in the admin's lists, with its venue, its device when known, and its cell as it
-/// stands now.
-public struct AdminReportRow: Sendable, Equatable {
-    public var report: StoredReport
-    public var venueName: String
-    /// The device's row, when it had checked in before the report.
-    public var deviceKey: Int64?
-    /// Whole: shorten it before showing it.
-    public var deviceClientID: String?
-    /// The cell now, model-corrected dBFS (add the reference offset); `nil` without one.
-    public var levelNowDBFS: Double?
-    public var levelNowEstimated: Bool
-}
-
-/// A cell that open "quieter"/"louder" reports dispute, for the dashboard.
-public struct AdminDisputedCell: Sendable, Equatable {
-    public var venueExternalID: String
-    public var venueName: String
-    public var position: CellPosition
-    public var quieter: Int
-    public var louder: Int
-    /// Different devices among those reports.
-    public var devices: Int
-    public var latestAt: Date
-    /// The cell now, model-corrected dBFS; `nil` without one.
-    public var levelNowDBFS: Double?
-    public var levelNowEstimated: Bool
-}
 
 /// Reads of `venue_reports` for the admin. Lists walk an index newest first and stop at `limit`.
 public struct AdminReportRepository: Sendable {

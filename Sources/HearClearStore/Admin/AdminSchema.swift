@@ -1,3 +1,5 @@
+import HearClearModel
+
 /// Column expressions the admin's reads share, over `checkins c` joined with `devices d`.
 enum AdminSchema {
     /// The device model's calibration offset (0 without one).

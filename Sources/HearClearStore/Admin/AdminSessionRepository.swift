@@ -1,20 +1,7 @@
 import Foundation
+import HearClearModel
 import Logging
 import PostgresNIO
-
-/// A signed-in admin, as stored in `admin_sessions`.
-public struct AdminSession: Sendable, Equatable {
-    public var username: String
-    /// The token every form of this session carries in its hidden `csrf` field.
-    public var csrfToken: String
-    public var expiresAt: Date
-
-    public init(username: String, csrfToken: String, expiresAt: Date) {
-        self.username = username
-        self.csrfToken = csrfToken
-        self.expiresAt = expiresAt
-    }
-}
 
 /// Server-side admin sessions, keyed by the SHA-256 of the cookie's token: the table alone opens
 /// no session, and logging out (deleting the row) ends it everywhere at once.

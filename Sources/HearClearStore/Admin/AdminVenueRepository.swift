@@ -1,34 +1,8 @@
 import Foundation
+import HearClearModel
 import Logging
 import LoudnessCore
 import PostgresNIO
-
-/// A venue in the admin's list.
-public struct AdminVenueRow: Sendable, Equatable {
-    public var externalID: String
-    public var name: String
-    public var category: String?
-    public var activityAt: Date
-    public var checkins: Int
-}
-
-/// A check-in in a venue's list. `levelDBFS` is raw; `modelOffsetDB` is its device model's
-/// calibration offset (0 without one).
-public struct AdminVenueCheckinRow: Sendable, Equatable {
-    public var id: UUID
-    public var startedAt: Date
-    public var status: CheckinStatus
-    public var reasons: [JudgementReason]
-    /// Whole: shorten it before showing it.
-    public var deviceClientID: String
-    public var deviceModel: String?
-    public var levelDBFS: Double?
-    public var modelOffsetDB: Double
-    public var validSeconds: Int?
-    public var sampleCount: Int
-    /// An admin's standing decision (`include` or `exclude`), if any.
-    public var override: String?
-}
 
 /// Reads for the admin's venue pages. Every list is one index scan with a limit.
 public struct AdminVenueRepository: Sendable {

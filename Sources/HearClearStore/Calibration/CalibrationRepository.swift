@@ -1,64 +1,8 @@
 import Foundation
+import HearClearModel
 import Logging
 import LoudnessCore
 import PostgresNIO
-
-/// A reference calibration of a phone model as stored.
-public struct ReferenceCalibration: Sendable, Equatable {
-    public enum Method: String, Sendable, Equatable, CaseIterable {
-        case tone, meter
-    }
-
-    public var id: Int64
-    public var model: String
-    public var method: Method
-    /// dB SPL = dBFS + this.
-    public var absoluteOffsetDB: Double
-    /// What the calibration measured, as JSON text (e.g. the tone's frequency and level).
-    public var detail: String
-    public var createdAt: Date
-    public var createdBy: String
-    public var withdrawnAt: Date?
-}
-
-/// One model as the admin and `hearclear calibrate models` see it.
-public struct ModelCalibration: Sendable, Equatable {
-    public var model: String
-    /// Devices of the model, and check-ins from them.
-    public var devices: Int
-    /// The latest fit's estimate, if the model was in it.
-    public var crowd: ModelOffsetFit?
-    /// The offset in force (none: 0).
-    public var inForce: ModelOffsetInForce?
-    public var override: (offsetDB: Double, note: String?, setBy: String, setAt: Date)?
-    public var references: [ReferenceCalibration]
-
-    public static func == (a: Self, b: Self) -> Bool {
-        a.model == b.model && a.devices == b.devices && a.crowd == b.crowd && a.inForce == b.inForce
-            && a.override?.offsetDB == b.override?.offsetDB && a.references == b.references
-    }
-}
-
-/// A crowd fit as stored.
-public struct StoredCalibrationFit: Sendable, Equatable {
-    public var id: Int64
-    public var fittedAt: Date
-    public var cells: Int
-    public var observations: Int
-    public var scaleDB: Double?
-    public var changedModels: Int
-    public var changedDevices: Int
-    public var queuedVenues: Int
-}
-
-/// What applying a fit changed.
-public struct AppliedCalibration: Sendable, Equatable {
-    public var fitID: Int64
-    public var changedModels: [String]
-    public var changedDevices: Int
-    /// Venues queued to be judged again with the new offsets.
-    public var queuedVenues: Int
-}
 
 /// The crowd calibration's data (docs/ARCHITECTURE.md, "Crowd calibration"): the co-located
 /// evidence, reference calibrations, admin overrides, fits, and the offsets in force.

@@ -1,14 +1,7 @@
 import Foundation
+import HearClearModel
 import Logging
 import PostgresNIO
-
-/// An admin's standing decision on one check-in.
-public struct CheckinOverride: Sendable, Equatable {
-    public var decision: AggregationInput.AdminDecision
-    public var username: String
-    public var note: String?
-    public var createdAt: Date
-}
 
 /// `checkin_overrides`: admins force a check-in in or out of its cells, and withdraw that. The
 /// aggregation worker applies the decision at every re-judgement of the venue (see

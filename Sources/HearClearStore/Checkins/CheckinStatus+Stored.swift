@@ -1,3 +1,4 @@
+import HearClearModel
 import LoudnessCore
 
 extension CheckinStatus {

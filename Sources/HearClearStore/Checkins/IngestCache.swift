@@ -1,4 +1,5 @@
 import Foundation
+import HearClearModel
 import Synchronization
 
 /// Keys of venues and devices recently seen by this process, so that a typical check-in

@@ -1,3 +1,4 @@
+import HearClearModel
 import PostgresNIO
 
 /// Reads a wide row column by column, in order.

@@ -1,3 +1,5 @@
+import HearClearModel
+
 /// Something the database answered that the store's own statements should make impossible.
 public enum StoreError: Error, CustomStringConvertible {
     case unexpected(String)

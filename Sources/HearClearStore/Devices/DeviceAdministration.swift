@@ -1,22 +1,7 @@
 import Foundation
+import HearClearModel
 import Logging
 import PostgresNIO
-
-/// A device as the admin sees it. `clientID` is whole here: shorten it before showing it.
-public struct DeviceSummary: Sendable, Equatable {
-    /// The device's key in `devices`; what `hearclear devices exclude` takes.
-    public var key: Int64
-    public var clientID: String
-    public var model: String?
-    public var checkins: Int
-    public var lastSeenAt: Date
-    public var excluded: Bool
-    public var excludedAt: Date?
-    public var note: String?
-    /// Per check-in mean residual against its cells estimated from other devices (dB), for the
-    /// check-ins that shared a cell with another device.
-    public var residualsDB: [Double]
-}
 
 /// Admin operations on devices: exclude (its check-ins leave every aggregate), include again,
 /// list. Excluding or including queues every venue the device checked in at, in the same

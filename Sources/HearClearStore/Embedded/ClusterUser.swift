@@ -1,4 +1,5 @@
 import Foundation
+import HearClearModel
 
 #if canImport(Glibc)
     import Glibc

@@ -1,3 +1,5 @@
+import HearClearModel
+
 /// Why the embedded PostgreSQL could not be started.
 public enum EmbeddedPostgresError: Error, CustomStringConvertible {
     case binariesNotFound(String)

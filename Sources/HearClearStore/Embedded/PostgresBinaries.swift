@@ -1,4 +1,5 @@
 import Foundation
+import HearClearModel
 
 /// Locates the PostgreSQL server programs (`initdb`, `postgres`).
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import HearClearModel
 
 /// Runs short helper programs (initdb, id lookups) and collects their output.
 enum ProcessRunner {

@@ -1,4 +1,5 @@
 import Foundation
+import HearClearModel
 import Logging
 import PostgresNIO
 
@@ -28,13 +29,7 @@ public struct ExportRepository: Sendable {
         public var cells: [StoredCell]
     }
 
-    /// What the export's validators are made of: the last change to a cell or to a venue with cells,
-    /// and how many cells and venues there are (a deleted cell changes the count, not the time).
-    public struct Stamp: Sendable, Equatable {
-        public var lastChange: Date?
-        public var cells: Int
-        public var venues: Int
-    }
+    public typealias Stamp = ExportStamp
 
     /// The current ``Stamp``, in one query.
     public func stamp() async throws -> Stamp {

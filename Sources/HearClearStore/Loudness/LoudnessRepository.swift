@@ -1,4 +1,5 @@
 import Foundation
+import HearClearModel
 import Logging
 import PostgresNIO
 

@@ -1,4 +1,5 @@
 import Foundation
+import HearClearModel
 
 /// One numbered file of `Migrations/`, e.g. `0001_initial.sql`.
 public struct Migration: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import HearClearModel
 import Logging
 import PostgresNIO
 

@@ -1,3 +1,5 @@
+import HearClearModel
+
 /// Splits a `.sql` file into single statements, because PostgresNIO's extended protocol
 /// takes one statement per query.
 ///

@@ -2,7 +2,8 @@ import Foundation
 import HearClearTestSupport
 import Synchronization
 
-/// Runs the built `hearclear` executable, which `swift build` / `swift test` put beside the test binary.
+/// Runs the built `hearclear` (or `hearclear-bench`) executable, which `swift build` / `swift test`
+/// put beside the test binary.
 enum HearClearCommand {
     struct Result: Sendable {
         var status: Int32
@@ -10,13 +11,13 @@ enum HearClearCommand {
         var errors: String
     }
 
-    static var executable: URL {
+    static func executable(_ program: String = "hearclear") -> URL {
         #if os(Linux)
             let testBinary = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
-            return URL(fileURLWithPath: testBinary).deletingLastPathComponent().appendingPathComponent("hearclear")
+            return URL(fileURLWithPath: testBinary).deletingLastPathComponent().appendingPathComponent(program)
         #else
             let bundle = Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") } ?? Bundle.main
-            return bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("hearclear")
+            return bundle.bundleURL.deletingLastPathComponent().appendingPathComponent(program)
         #endif
     }
 
@@ -24,7 +25,7 @@ enum HearClearCommand {
     /// through a file in `scratch` so neither pipe can fill up. `environment` is added to the
     /// test's own. A command still running after `limit` is killed and the call throws, naming it.
     static func run(
-        _ arguments: [String], scratch: URL, environment: [String: String] = [:],
+        _ arguments: [String], program: String = "hearclear", scratch: URL, environment: [String: String] = [:],
         limit: Duration = TestPatience.command
     ) async throws -> Result {
         let errorsFile = scratch.appendingPathComponent("stderr-\(UUID().uuidString)")
@@ -35,7 +36,7 @@ enum HearClearCommand {
             let errors = try FileHandle(forWritingTo: errorsFile)
             let output = Pipe()
             let process = Process()
-            process.executableURL = executable
+            process.executableURL = executable(program)
             process.arguments = arguments
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
             process.standardOutput = output
@@ -49,7 +50,7 @@ enum HearClearCommand {
             let complaints = try Data(contentsOf: errorsFile)
             guard !killed.fired else {
                 throw ServerProcessError(
-                    "hearclear \(arguments.joined(separator: " ")) did not end within \(limit); killed.\n"
+                    "\(program) \(arguments.joined(separator: " ")) did not end within \(limit); killed.\n"
                         + String(decoding: complaints.suffix(2000), as: UTF8.self))
             }
             return Result(

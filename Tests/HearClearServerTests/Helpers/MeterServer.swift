@@ -1,4 +1,5 @@
 import Foundation
+import HearClearModel
 import HearClearServer
 import HearClearStore
 import HearClearTestSupport
@@ -36,7 +37,7 @@ enum MeterServer {
             let router = try buildRouter(
                 configuration: configuration,
                 engine: Engine(client: client, configuration: configuration.engine, logger: logger),
-                migrations: MigrationRunner(client: client, migrations: migrations, logger: logger))
+                migrations: Migrations(client: client, migrations: migrations, logger: logger))
             return try await Application(router: router, logger: logger).boundedTest(.router) { try await body($0) }
         }
     }

@@ -57,7 +57,7 @@
             let log = try FileHandle(forWritingTo: logFile)
             defer { try? log.close() }
             let process = Process()
-            process.executableURL = HearClearCommand.executable
+            process.executableURL = HearClearCommand.executable()
             process.arguments =
                 ["serve", "--port", "\(port)", "--resources", TestCluster.repositoryRoot, "--log-level", "notice"]
                 + arguments

@@ -1,4 +1,5 @@
 import Foundation
+import HearClearModel
 import HearClearServer
 import HearClearStore
 import HearClearTestSupport
@@ -35,7 +36,7 @@ func withRouterApp<T: Sendable>(
         let router = try buildRouter(
             configuration: configuration,
             engine: Engine(client: client, configuration: configuration.engine, logger: testLogger),
-            migrations: MigrationRunner(client: client, migrations: migrations, logger: testLogger))
+            migrations: Migrations(client: client, migrations: migrations, logger: testLogger))
         let app = Application(router: router, logger: testLogger)
         return try await app.boundedTest(.router) { testClient in try await body(testClient, client) }
     }

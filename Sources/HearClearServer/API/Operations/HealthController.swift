@@ -1,4 +1,5 @@
 import HearClearEngine
+import HearClearHTTP
 import Hummingbird
 import Logging
 

@@ -1,3 +1,4 @@
+import HearClearHTTP
 import Hummingbird
 import Prometheus
 

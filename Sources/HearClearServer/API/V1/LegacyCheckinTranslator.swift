@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import HearClearEngine
-import HearClearStore
+import HearClearModel
 
 /// Turns a 2013 check-in into a v2 one, so both go through the same validation and ingest.
 enum LegacyCheckinTranslator {

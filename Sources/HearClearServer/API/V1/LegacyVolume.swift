@@ -1,6 +1,6 @@
 import Foundation
 import HearClearEngine
-import HearClearStore
+import HearClearModel
 import LoudnessCore
 
 /// The loudness answers of v1 (docs/LEGACY_V1.md, "Requests and answers") from the same stored

@@ -1,3 +1,4 @@
+import HearClearHTTP
 import Hummingbird
 
 /// The media types `POST /api/v2/meter` accepts. libsndfile tells the real format from the bytes

@@ -1,6 +1,7 @@
 import Foundation
 import HearClearEngine
-import HearClearStore
+import HearClearHTTP
+import HearClearModel
 import LoudnessCore
 
 /// Turns a v2 check-in body into a `CheckinSubmission`, enforcing the structural rules of

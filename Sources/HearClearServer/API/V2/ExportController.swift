@@ -3,7 +3,8 @@ import Crypto
 import Foundation
 import HTTPTypes
 import HearClearEngine
-import HearClearStore
+import HearClearHTTP
+import HearClearModel
 import Hummingbird
 import LoudnessCore
 
@@ -67,7 +68,7 @@ struct ExportController {
     /// `W/"cells-<last change µs>-<cells>-<venues>-<what the labels and levels depend on>"`: weak,
     /// as one tag names both the plain and the gzip'd body (byte-for-byte different, same data).
     static func eTag(
-        _ stamp: ExportRepository.Stamp, bands: Bands, referenceOffsetDB: Double, license: DataLicense
+        _ stamp: ExportStamp, bands: Bands, referenceOffsetDB: Double, license: DataLicense
     ) -> String {
         let micros = stamp.lastChange.map { Int64(($0.timeIntervalSince1970 * 1_000_000).rounded()) } ?? 0
         let basis =

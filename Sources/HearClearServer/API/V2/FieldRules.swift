@@ -1,5 +1,6 @@
 import Foundation
-import HearClearStore
+import HearClearHTTP
+import HearClearModel
 
 /// Validation shared by v1, v2 and the venue endpoints; each check appends errors with the
 /// JSON pointer of the field.

@@ -1,6 +1,7 @@
 import Foundation
 import HearClearEngine
-import HearClearStore
+import HearClearHTTP
+import HearClearModel
 import Hummingbird
 
 /// `GET /api/v2/venues/{venueId}/loudness` and `GET /api/v2/bands`, from the read cache, with

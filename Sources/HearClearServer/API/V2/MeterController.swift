@@ -1,6 +1,7 @@
 import AudioMetering
 import Foundation
 import HearClearEngine
+import HearClearHTTP
 import Hummingbird
 import NIOPosix
 
@@ -9,9 +10,6 @@ import NIOPosix
 /// The audio lives only in this request's memory: it is decoded there and dropped with the
 /// request; nothing of it reaches disk or the database.
 struct MeterController {
-    /// The longest audio metered in one request: 10 minutes (issue 5).
-    static let maxDuration = Duration.seconds(600)
-
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.post("meter", use: meter)
     }
@@ -34,7 +32,7 @@ struct MeterController {
     static func measure(_ audio: Data) async throws -> MeteredAudio {
         do {
             return try await NIOThreadPool.singleton.runIfActive {
-                try AudioMeter.measure(audio, maxDuration: maxDuration)
+                try AudioMeter.measure(audio, maxDuration: AudioUploads.maxDuration)
             }
         } catch let error as AudioMeteringError {
             throw Problem(error)

@@ -1,5 +1,6 @@
 import Foundation
 import HearClearEngine
+import HearClearHTTP
 import Hummingbird
 
 /// Serves the OpenAPI 3.1 description of v2 kept in the repository (`API/openapi.yaml`).

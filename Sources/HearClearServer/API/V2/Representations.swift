@@ -1,6 +1,6 @@
 import Foundation
 import HearClearEngine
-import HearClearStore
+import HearClearModel
 import LoudnessCore
 
 /// JSON bodies of v2 answers.

@@ -1,6 +1,7 @@
 import Foundation
 import HearClearEngine
-import HearClearStore
+import HearClearHTTP
+import HearClearModel
 import Hummingbird
 import LoudnessCore
 

@@ -1,5 +1,6 @@
 import AudioMetering
 import Foundation
+import HearClearHTTP
 import Hummingbird
 import NIOPosix
 
@@ -32,7 +33,7 @@ struct ToneCalibrationController {
     static func measure(_ audio: Data, referenceDB: Double) async throws -> ToneCalibrationResult {
         do {
             return try await NIOThreadPool.singleton.runIfActive {
-                try ToneCalibration.measure(audio, referenceDB: referenceDB, maxDuration: MeterController.maxDuration)
+                try ToneCalibration.measure(audio, referenceDB: referenceDB, maxDuration: AudioUploads.maxDuration)
             }
         } catch let error as ToneCalibrationError {
             switch error {

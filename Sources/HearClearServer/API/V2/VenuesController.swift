@@ -1,6 +1,7 @@
 import Foundation
 import HearClearEngine
-import HearClearStore
+import HearClearHTTP
+import HearClearModel
 import Hummingbird
 
 /// `PUT` and `GET /api/v2/venues/{venueId}` (the latter from the read cache).

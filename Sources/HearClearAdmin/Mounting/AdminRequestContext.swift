@@ -1,0 +1,34 @@
+import HearClearHTTP
+import HearClearModel
+import Hummingbird
+import NIOCore
+
+/// The context of `/farmer` routes: the app's, plus the signed-in session and the parsed form
+/// of a POST (and, for an upload, its parts), all set by ``AdminSessionMiddleware``.
+struct AdminRequestContext: ChildRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let remoteAddress: SocketAddress?
+    var session: AdminSession?
+    var form = FormFields()
+    /// A `multipart/form-data` POST's parts, files included; its text fields are also in `form`.
+    var multipart: MultipartForm?
+
+    init(context: AppRequestContext) throws {
+        coreContext = context.coreContext
+        remoteAddress = context.remoteAddress
+    }
+
+    /// Bodies are collected and limited by `BodyLimitMiddleware` before this context exists.
+    var maxUploadSize: Int { BodyLimits.meterBytes }
+
+    /// The session; routes behind ``AdminSessionMiddleware`` always have one.
+    func requireSession() throws -> AdminSession {
+        guard let session else { throw HTTPError(.unauthorized) }
+        return session
+    }
+
+    /// The address the login backoff keys on.
+    var clientAddress: String {
+        remoteAddress?.ipAddress ?? "unknown"
+    }
+}

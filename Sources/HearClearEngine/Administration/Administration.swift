@@ -1,0 +1,171 @@
+import Foundation
+import HearClearModel
+import HearClearStore
+import Logging
+import LoudnessCore
+import PostgresNIO
+
+/// What the admin (`/farmer`) reads and writes of its own: sessions, the audit log, the login
+/// backoff, its tables of venues, devices, reports and the dashboard's totals, and the bands.
+/// The admin acts on check-ins, devices and reports through the engine's other parts
+/// (``CheckinDecisions``, ``DeviceDirectory``, ``VenueReports``); these are its pages' queries.
+public struct Administration: Sendable {
+    public let sessions: AdminSessions
+    public let audit: AdminAudit
+    public let loginThrottle: LoginThrottle
+    public let overview: AdminOverviewReads
+    public let venues: AdminVenueReads
+    public let reports: AdminReportReads
+    public let devices: AdminDeviceReads
+    public let bands: BandSettings
+
+    init(client: PostgresClient, logger: Logger) {
+        sessions = AdminSessions(repository: AdminSessionRepository(client: client, logger: logger))
+        audit = AdminAudit(log: AdminAuditLog(client: client, logger: logger))
+        loginThrottle = LoginThrottle(throttle: AdminLoginThrottle(client: client, logger: logger))
+        overview = AdminOverviewReads(repository: AdminOverviewRepository(client: client, logger: logger))
+        venues = AdminVenueReads(repository: AdminVenueRepository(client: client, logger: logger))
+        reports = AdminReportReads(repository: AdminReportRepository(client: client, logger: logger))
+        devices = AdminDeviceReads(repository: AdminDeviceRepository(client: client, logger: logger))
+        bands = BandSettings(repository: BandRepository(client: client, logger: logger))
+    }
+}
+
+/// Admin sessions, shared by every server instance (`admin_sessions`); a session is found by the
+/// SHA-256 of its cookie's token, never by the token.
+public struct AdminSessions: Sendable {
+    let repository: AdminSessionRepository
+
+    public func create(
+        tokenSHA256: Data, username: String, csrfToken: String, lifetimeSeconds: Int, remoteAddress: String?
+    ) async throws -> AdminSession {
+        try await repository.create(
+            tokenSHA256: tokenSHA256, username: username, csrfToken: csrfToken, lifetimeSeconds: lifetimeSeconds,
+            remoteAddress: remoteAddress)
+    }
+
+    /// The unexpired session with this token hash.
+    public func find(tokenSHA256: Data) async throws -> AdminSession? {
+        try await repository.find(tokenSHA256: tokenSHA256)
+    }
+
+    public func delete(tokenSHA256: Data) async throws {
+        try await repository.delete(tokenSHA256: tokenSHA256)
+    }
+
+    public func purgeExpired() async throws {
+        try await repository.purgeExpired()
+    }
+}
+
+/// Who did what in the admin, newest first.
+public struct AdminAudit: Sendable {
+    let log: AdminAuditLog
+
+    public func record(username: String, action: String, subject: String? = nil, detail: String? = nil)
+        async throws
+    {
+        try await log.record(username: username, action: action, subject: subject, detail: detail)
+    }
+
+    public func recent(limit: Int) async throws -> [AdminAuditEntry] {
+        try await log.recent(limit: limit)
+    }
+}
+
+/// Exponential backoff of admin logins per key (`ip:…`, `user:…`), shared by every server
+/// instance; the rule is `AdminLoginThrottle`'s in the Store, which keeps the counts.
+public struct LoginThrottle: Sendable {
+    public enum Decision: Sendable, Equatable {
+        case allowed
+        case blocked(retryAfterSeconds: Int)
+    }
+
+    let throttle: AdminLoginThrottle
+
+    /// Counts an attempt for `key`, or refuses it while the key is blocked.
+    public func attempt(key: String, maximumDelaySeconds: Int) async throws -> Decision {
+        switch try await throttle.attempt(key: key, maximumDelaySeconds: maximumDelaySeconds) {
+        case .allowed: .allowed
+        case .blocked(let seconds): .blocked(retryAfterSeconds: seconds)
+        }
+    }
+
+    /// Forgets the keys' failures (after a successful login).
+    public func clear(keys: [String]) async throws {
+        try await throttle.clear(keys: keys)
+    }
+}
+
+/// The dashboard's figures.
+public struct AdminOverviewReads: Sendable {
+    let repository: AdminOverviewRepository
+
+    public func totals() async throws -> AdminOverview.Totals { try await repository.totals() }
+    public func queue() async throws -> AdminOverview.Queue { try await repository.queue() }
+    public func recentVenues(limit: Int) async throws -> [AdminOverview.RecentVenue] {
+        try await repository.recentVenues(limit: limit)
+    }
+    public func recentDevices(limit: Int) async throws -> [AdminOverview.RecentDevice] {
+        try await repository.recentDevices(limit: limit)
+    }
+    public func recentCheckins(limit: Int) async throws -> [AdminOverview.RecentCheckin] {
+        try await repository.recentCheckins(limit: limit)
+    }
+}
+
+/// The admin's venue list, a venue's check-ins and a check-in's hours.
+public struct AdminVenueReads: Sendable {
+    let repository: AdminVenueRepository
+
+    public func list(search: String?, limit: Int, offset: Int) async throws -> [AdminVenueRow] {
+        try await repository.list(search: search, limit: limit, offset: offset)
+    }
+    public func lastCheckinAt(venueID: Int64) async throws -> Date? {
+        try await repository.lastCheckinAt(venueID: venueID)
+    }
+    public func checkins(venueID: Int64, limit: Int, offset: Int) async throws -> [AdminVenueCheckinRow] {
+        try await repository.checkins(venueID: venueID, limit: limit, offset: offset)
+    }
+    /// The check-in's hours with their cells, in weekday and hour order.
+    public func hours(checkinID: UUID) async throws -> [AdminCheckinHour] {
+        try await repository.hours(checkinID: checkinID)
+    }
+}
+
+/// Reports of wrong data as the admin lists them, and the cells whose phones disagree.
+public struct AdminReportReads: Sendable {
+    let repository: AdminReportRepository
+
+    public func list(status: ReportStatus?, limit: Int, offset: Int) async throws -> [AdminReportRow] {
+        try await repository.list(status: status, limit: limit, offset: offset)
+    }
+    public func open(venueID: Int64, limit: Int) async throws -> [AdminReportRow] {
+        try await repository.open(venueID: venueID, limit: limit)
+    }
+    public func openCount() async throws -> Int { try await repository.openCount() }
+    public func disputedCells(minimumDevices: Int, limit: Int) async throws -> [AdminDisputedCell] {
+        try await repository.disputedCells(minimumDevices: minimumDevices, limit: limit)
+    }
+}
+
+/// The admin's device list.
+public struct AdminDeviceReads: Sendable {
+    let repository: AdminDeviceRepository
+
+    public func list(excludedOnly: Bool, limit: Int, offset: Int) async throws -> [AdminDeviceRow] {
+        try await repository.list(excludedOnly: excludedOnly, limit: limit, offset: offset)
+    }
+}
+
+/// The loudness bands the server names levels with, and how many cells sit at each level (the
+/// admin's preview of a change).
+public struct BandSettings: Sendable {
+    let repository: BandRepository
+
+    public func current() async throws -> [StoredBand] { try await repository.current() }
+    public func replace(with bands: [StoredBand]) async throws { try await repository.replace(with: bands) }
+    public func cellLevelCounts() async throws -> [(levelDBFS: Double, cells: Int)] {
+        try await repository.cellLevelCounts()
+    }
+}

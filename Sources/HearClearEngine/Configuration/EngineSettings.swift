@@ -1,0 +1,63 @@
+/// The settings of every command that reaches the database, and the engine's settings of
+/// `serve` (README, "Configuration"), in the order the README lists them.
+public enum EngineSettings {
+    public static let dataDirectory = Setting(
+        "hearclear.data.dir", .text, default: ".hearclear", scope: .database,
+        help: "home of the embedded PostgreSQL (`<dir>/postgres`)")
+    public static let resources = Setting(
+        "hearclear.resources", .text, default: ".", shown: "working directory", scope: .database,
+        help: "folder holding `Migrations/`, `Admin/` and `API/`; the server refuses to start without them")
+    public static let databaseURL = Setting(
+        "database.url", .text, default: nil, shown: "unset: embedded", secret: true, scope: .database,
+        help:
+            "use this PostgreSQL and start nothing, e.g. `postgres://user:pass@host:5432/db`. `?sslmode=require` turns TLS on; `?host=/socket/dir` selects a Unix socket"
+    )
+    public static let logFormat = Setting(
+        "hearclear.log.format", .text, default: "text", scope: .database,
+        help: "`text` or `json` (one JSON object per line)")
+    public static let logLevel = Setting(
+        "hearclear.log.level", .text, default: "info", scope: .database,
+        help: "`trace`, `debug`, `info`, `notice`, `warning`, `error`, `critical`")
+    public static let maxDistanceMetres = Setting(
+        "hearclear.max.distance.metres", .number, default: "250",
+        help:
+            "a check-in whose phone was farther than this from the venue is stored as `excluded` (`too_far_from_venue`)"
+    )
+    public static let referenceOffsetDB = Setting(
+        "hearclear.reference.offset.db", .number, default: "110",
+        help: "reference offset of calibrated levels (see below)")
+    public static let databaseConnections = Setting(
+        "hearclear.database.connections", .integer, default: "20", help: "size of the PostgreSQL connection pool")
+    public static let aggregationWorkers = Setting(
+        "hearclear.aggregation.workers", .integer, default: "2",
+        help:
+            "batches of venues (up to 32 each) this instance re-judges at once (any number of instances share the queue)"
+    )
+    public static let calibrationInterval = Setting(
+        "hearclear.calibration.interval", .integer, default: "900",
+        help:
+            "seconds between crowd calibration fits of the phone models' offsets (first one interval after start; `0`: never, fit with `hearclear calibrate models --fit`)"
+    )
+    public static let databaseReadURL = Setting(
+        "database.read.url", .text, default: nil, secret: true,
+        help:
+            "a PostgreSQL streaming replica for reads that miss the read cache; writes, the queue and LISTEN stay on the primary, and reads go to the primary while the replica does not answer"
+    )
+    public static let dataLicense = Setting(
+        "hearclear.data.license", .text, default: DataLicense.odbl.name, scope: .export,
+        help:
+            "licence the open-data exports are published under, named in the GeoJSON and a `Link` header (also `hearclear export`)"
+    )
+    public static let dataLicenseURL = Setting(
+        "hearclear.data.license.url", .text, default: nil, shown: "the ODbL 1.0 text", scope: .export,
+        help: "where the licence's text is (absolute http(s) URL); needed with any licence but the default")
+
+    /// What every command that reaches the database takes.
+    public static let database = [dataDirectory, resources, databaseURL, logFormat, logLevel]
+    /// The engine's part of `serve` (and ``databaseReadURL``).
+    public static let serve = [
+        maxDistanceMetres, referenceOffsetDB, databaseConnections, aggregationWorkers, calibrationInterval,
+    ]
+    /// The open data's licence (`serve` and `export`).
+    public static let license = [dataLicense, dataLicenseURL]
+}

@@ -1,0 +1,59 @@
+import Configuration
+import HearClearEngine
+
+/// The rate limits of `serve` (README, "Rate limits"), each `N/s`, `N/min` or `N/h`, per instance.
+public struct RateLimitConfiguration: Sendable, Equatable {
+    /// Check-ins (v1 and v2) a device may submit: a person checks in a few times an evening.
+    public var checkinsPerDevice = RateLimit(ServerSettings.rateCheckinsDevice.defaultValue!)!
+    /// Check-ins from one client address, all devices together (a venue's Wi-Fi or a carrier's
+    /// NAT puts many phones behind one address).
+    public var checkinsPerAddress = RateLimit(ServerSettings.rateCheckinsAddress.defaultValue!)!
+    /// Audio metering and tone calibrations from one address (each decodes a recording).
+    public var meteringPerAddress = RateLimit(ServerSettings.rateMeteringAddress.defaultValue!)!
+    /// Searches (`/api/v2/venues`, alternatives, similar) from one address.
+    public var searchesPerAddress = RateLimit(ServerSettings.rateSearchesAddress.defaultValue!)!
+    /// Reports of wrong data one device may send: a person disagrees a few times an evening at
+    /// most, and every report waits for an admin, so a flood costs people's time.
+    public var reportsPerDevice = RateLimit(ServerSettings.rateReportsDevice.defaultValue!)!
+    /// Reports from one client address, all devices together (a venue's Wi-Fi; far rarer than
+    /// check-ins).
+    public var reportsPerAddress = RateLimit(ServerSettings.rateReportsAddress.defaultValue!)!
+    /// Proxies whose `X-Forwarded-For` is believed: the client is the last address in it that is
+    /// not one of them. Empty: the header is ignored and the peer is the client.
+    public var trustedProxies: [IPNetwork] = []
+    /// Clients never limited: by default loopback, the operator's own tools (`simulate`, load
+    /// tests). Behind a proxy on the same host, set `trustedProxies`, or every client is loopback.
+    public var exempt: [IPNetwork] = .parse(ServerSettings.rateExempt.defaultValue!)!
+
+    public init() {}
+
+    public init(reader: ConfigReader) throws {
+        self.init()
+        func limit(_ setting: Setting, _ fallback: RateLimit) throws -> RateLimit {
+            let key = setting.key
+            guard let text = reader.string(forKey: ConfigKey(key)) else { return fallback }
+            guard let limit = RateLimit(text) else {
+                throw ConfigurationError.invalid(
+                    "\(key) must be N/s, N/min or N/h (e.g. 20/h), or 0 for no limit, not '\(text)'")
+            }
+            return limit
+        }
+        func networks(_ setting: Setting, _ fallback: [IPNetwork]) throws -> [IPNetwork] {
+            let key = setting.key
+            guard let text = reader.string(forKey: ConfigKey(key)) else { return fallback }
+            guard let networks = [IPNetwork].parse(text) else {
+                throw ConfigurationError.invalid(
+                    "\(key) must be addresses or networks separated by commas (e.g. 10.0.0.0/8,::1), not '\(text)'")
+            }
+            return networks
+        }
+        checkinsPerDevice = try limit(ServerSettings.rateCheckinsDevice, checkinsPerDevice)
+        checkinsPerAddress = try limit(ServerSettings.rateCheckinsAddress, checkinsPerAddress)
+        meteringPerAddress = try limit(ServerSettings.rateMeteringAddress, meteringPerAddress)
+        searchesPerAddress = try limit(ServerSettings.rateSearchesAddress, searchesPerAddress)
+        reportsPerDevice = try limit(ServerSettings.rateReportsDevice, reportsPerDevice)
+        reportsPerAddress = try limit(ServerSettings.rateReportsAddress, reportsPerAddress)
+        trustedProxies = try networks(ServerSettings.trustedProxies, trustedProxies)
+        exempt = try networks(ServerSettings.rateExempt, exempt)
+    }
+}

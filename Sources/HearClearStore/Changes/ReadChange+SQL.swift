@@ -1,0 +1,13 @@
+import HearClearModel
+
+extension ReadChange {
+    /// A common table expression, `read_changes`, that NOTIFYs a venue change for each venue key
+    /// that `source` (an earlier CTE with a `venue_id` column) yields; a statement must read it
+    /// (e.g. `SELECT count(*) FROM read_changes`) for the notifications to be sent.
+    static func notifyingVenues(from source: String) -> String {
+        """
+        read_changes AS (
+            SELECT pg_notify('\(channel)', '\(venuePrefix)' || v.external_id) FROM \(source) s JOIN venues v ON v.id = s.venue_id)
+        """
+    }
+}

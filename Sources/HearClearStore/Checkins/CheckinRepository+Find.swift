@@ -1,0 +1,74 @@
+import Foundation
+import HearClearModel
+import Logging
+import LoudnessCore
+import PostgresNIO
+
+extension CheckinRepository {
+    public func find(id: UUID) async throws -> StoredCheckin? {
+        try await storedContent(id: id)
+    }
+
+    func storedContent(id: UUID) async throws -> StoredCheckin? {
+        let rows = try await client.query(
+            """
+            SELECT c.id, v.external_id, d.client_id, d.model, c.source, c.started_at, c.offsets_s,
+                   c.average_dbfs, c.peak_dbfs, c.location_latitude, c.location_longitude,
+                   c.location_accuracy_m, c.distance_m, c.status, c.reasons, c.level_dbfs, c.valid_seconds,
+                   c.judged_at, c.zone_guessed, c.receipt_status, c.receipt_reasons, c.received_at, c.utc_offsets_min,
+                   c.lceq_ddb, c.band_indexes, c.bands_ddb
+            FROM checkins c JOIN venues v ON v.id = c.venue_id JOIN devices d ON d.id = c.device_id
+            WHERE c.id = \(id)
+            """,
+            logger: logger
+        )
+        for try await row in rows {
+            var c = ColumnReader(row)
+            let id: UUID = try c.next()
+            let venueExternalID: String = try c.next()
+            let deviceID: String = try c.next()
+            let deviceModel: String? = try c.next()
+            let source: String = try c.next()
+            let startedAt: Date = try c.next()
+            let offsets: [Int32] = try c.next()
+            let averages: [Float] = try c.next()
+            let peaks: [Float] = try c.next()
+            let latitude: Double? = try c.next()
+            let longitude: Double? = try c.next()
+            let accuracy: Double? = try c.next()
+            let distance: Double? = try c.next()
+            let status = try CheckinStatus(stored: try c.next())
+            let reasons: [String] = try c.next()
+            let level: Float? = try c.next()
+            let validSeconds: Int? = try c.next()
+            let judgedAt: Date? = try c.next()
+            let zoneGuessed: Bool = try c.next()
+            let receiptStatus = try CheckinStatus(stored: try c.next())
+            let receiptReasons: [String] = try c.next()
+            let receivedAt: Date = try c.next()
+            let zones: [Int16] = try c.next()
+            let lceq: [Int16]? = try c.next()
+            let bandIndexes: [Int16]? = try c.next()
+            let bands: [Int16]? = try c.next()
+            var location: CheckinSubmission.Location?
+            if let latitude, let longitude {
+                location = .init(latitude: latitude, longitude: longitude, accuracyMetres: accuracy)
+            }
+            let receipt = CheckinReceipt(
+                id: id, venueExternalID: venueExternalID, status: receiptStatus,
+                reasons: receiptReasons.map(JudgementReason.init(rawValue:)),
+                receivedAt: receivedAt, sampleCount: averages.count
+            )
+            return StoredCheckin(
+                id: id, venueExternalID: venueExternalID, deviceID: deviceID, deviceModel: deviceModel,
+                source: CheckinSource(rawValue: source) ?? .v2, startedAt: startedAt, offsetsSeconds: offsets,
+                utcOffsetsMinutes: zones, averageDBFS: averages, peakDBFS: peaks, location: location,
+                distanceMetres: distance, status: status, reasons: reasons.map(JudgementReason.init(rawValue:)),
+                levelDBFS: level,
+                validSeconds: validSeconds, judgedAt: judgedAt, zoneGuessed: zoneGuessed, receipt: receipt,
+                lceqDdB: lceq, bandIndexes: bandIndexes, bandsDdB: bands
+            )
+        }
+        return nil
+    }
+}

@@ -1,0 +1,192 @@
+import ArgumentParser
+import Foundation
+import HearClearCLI
+
+struct Simulate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Build a synthetic city through the public API, or evaluate the served grid against its truth.",
+        discussion: """
+            Without --evaluate: makes --venues venues with true weekday × hour profiles (cafés, pubs, \
+            restaurants, clubs in four time zones), phones of --models models whose biases are drawn from \
+            N(0, --model-sd dB) (each phone adds its own, N(0, 1 dB)), and \
+            check-ins over the last --days days with speech-and-music-like 1-second noise, each evening a \
+            little louder or quieter than the venue's usual for that hour (--occasion-sd); a --contamination \
+            share of them is spoiled (pocket dropouts, bumps, stuck meters, always-full-scale devices, \
+            check-ins made at another venue). A --hide-cells share of the true cells gets no check-ins at all, \
+            nor does any weekday of a --hide-hours share of each venue's hours of the day. \
+            Sends them to --url and writes the ground truth to --truth.
+
+            With --evaluate TRUTH: reads the served grids and check-in judgements and prints the mean \
+            absolute error (dB) and the share of correct labels over cells with at least 3 check-ins, for \
+            the server, the 2013 method (mean of amplitudes, ± 1 SD, on the 2013 server's own clock: UTC unless \
+            --legacy-server-zone), the same estimator on venue-local cells, a plain energetic mean and an oracle \
+            (the median of only the clean check-ins); then, for the hidden cells, the server's estimates \
+            (MAE, share of true levels inside the stated range) beside the naive guess of the venue's overall \
+            level. With --calibration (the output of `hearclear calibrate models --json` after the server \
+            fitted the city), the recovered model offsets against the true biases, and the accuracy of \
+            the server, the oracle and an oracle also told each model's bias, each with its constant offset \
+            removed (the crowd alone cannot know the absolute level). Only loopback or your own test hosts \
+            are fit targets.
+            """
+    )
+
+    @Option(help: "Base URL of the server, e.g. http://127.0.0.1:8080") var url: String
+    @Option(help: "Venues to create.") var venues = 20
+    @Option(help: "Days of check-ins, ending yesterday (at most 13: samples must be under 14 days old).")
+    var days = 13
+    @Option(help: "Seed of the generator: the same seed makes the same city.") var seed: UInt64 = 1
+    @Option(help: "Share of spoiled check-ins, 0…1.") var contamination = 0.2
+    @Option(help: "Mean check-ins per open venue-hour per day.") var rate = 2.0
+    @Option(
+        help: """
+            SD (dB) of one evening's level about the venue's usual level for that weekday and hour, shared \
+            by that hour's check-ins (crowds differ from week to week). 0 gives the cities of before this \
+            option.
+            """)
+    var occasionSD = 2.0
+    @Option(
+        help: """
+            Share of the true cells (venue × weekday × hour) whose check-ins are not sent, 0…0.9: --evaluate \
+            scores the server's estimates for them against the truth. 0 gives the cities of before this option.
+            """)
+    var hideCells = 0.2
+    @Option(
+        help: """
+            Share of each venue's hours of the day whose check-ins are not sent on any weekday, 0…0.9: the \
+            venue's own pattern cannot estimate those; venues of its kind nearby may. 0 gives the cities \
+            of before this option.
+            """)
+    var hideHours = 0.0
+    @Option(help: "Phone models in the city (1…16).") var models = 10
+    @Option(help: "SD (dB) of the phone models' biases.") var modelSD = 3.0
+    @Option(
+        help: """
+            Models given a reference calibration once the city is sent, as a calibrator tone would measure \
+            them (their true offset ± 0.1 dB), recorded in the server's database (--database-url or \
+            --data-dir: an operator's act) with a crowd fit after: the crowd's offsets then carry the \
+            absolute level. 0: none.
+            """)
+    var referenceModels = 0
+    @OptionGroup var database: ServerOptions
+    @Option(
+        help: "With --evaluate: `hearclear calibrate models --json` of the server, to score the recovered offsets.")
+    var calibration: String?
+    @Option(help: "Where to write the ground truth.") var truth = "simulation-truth.json"
+    @Option(help: "Evaluate the served grid against this ground truth file instead of simulating.")
+    var evaluate: String?
+    @Option(help: "Concurrent requests.") var concurrency = 8
+    @Option(help: "With --evaluate: the zone of the 2013 server's clock, which bucketed check-ins by its own hour.")
+    var legacyServerZone = "UTC"
+    @Option(help: "With --evaluate: list the server's worst cells with their check-ins.") var worst = 0
+
+    func validate() throws {
+        guard (1...10_000).contains(venues) else { throw ValidationError("--venues must be 1…10000") }
+        guard (1...13).contains(days) else { throw ValidationError("--days must be 1…13") }
+        guard (0...1).contains(contamination) else { throw ValidationError("--contamination must be 0…1") }
+        guard rate > 0, rate <= 20 else { throw ValidationError("--rate must be in (0, 20]") }
+        guard (0...0.9).contains(hideCells) else { throw ValidationError("--hide-cells must be 0…0.9") }
+        guard (0...0.9).contains(hideHours) else { throw ValidationError("--hide-hours must be 0…0.9") }
+        guard (0...10).contains(occasionSD) else { throw ValidationError("--occasion-sd must be 0…10 dB") }
+        guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be 1…256") }
+        guard TimeZone(identifier: legacyServerZone) != nil else {
+            throw ValidationError("--legacy-server-zone must be an IANA zone, e.g. UTC")
+        }
+        guard worst >= 0 else { throw ValidationError("--worst must be ≥ 0") }
+        guard (1...16).contains(models) else { throw ValidationError("--models must be 1…16") }
+        guard (0...10).contains(modelSD) else { throw ValidationError("--model-sd must be 0…10 dB") }
+        guard (0...models).contains(referenceModels) else {
+            throw ValidationError("--reference-models must be 0…--models")
+        }
+    }
+
+    func run() async throws {
+        let client = try SimulationClient(url: url, connections: concurrency)
+        do {
+            if let evaluate {
+                var evaluation = SimulationEvaluation(
+                    truth: try SimulationTruth.read(evaluate), client: client, concurrency: concurrency)
+                evaluation.legacyServerZone = TimeZone(identifier: legacyServerZone) ?? evaluation.legacyServerZone
+                evaluation.worst = worst
+                if let calibration {
+                    evaluation.calibration = try Data(contentsOf: URL(fileURLWithPath: calibration))
+                }
+                let report = try await evaluation.run()
+                print(report)
+            } else {
+                try await simulate(client)
+            }
+            try await client.shutdown()
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+
+    private func simulate(_ client: SimulationClient) async throws {
+        var city = SimulatedCity(
+            seed: seed, venueCount: venues, days: days, contamination: contamination, rate: rate,
+            occasionSD: occasionSD, models: SimulatedModel.make(count: models, sd: modelSD, seed: seed))
+        let hidden = city.hideCells(share: hideCells, hourShare: hideHours, seed: seed)
+        let spoiled = city.checkins.count { $0.truth.contamination != nil }
+        print(
+            "city: \(city.venues.count) venues, \(city.devices.count) devices, \(city.checkins.count) check-ins "
+                + "(\(spoiled) spoiled) over \(days) days, \(hidden.count) cells hidden; sending to \(client.endpoint)…"
+        )
+        let progress = ProgressBar(total: city.checkins.count, label: "check-ins")
+        var sent = 0
+        var failures: [String] = []
+        try await withThrowingTaskGroup(of: String?.self) { group in
+            var next = 0
+            func schedule() throws {
+                guard next < city.checkins.count else { return }
+                let checkin = try city.checkin(city.checkins[next])
+                next += 1
+                group.addTask { try await client.post(checkin) }
+            }
+            for _ in 0..<concurrency { try schedule() }
+            while let failure = try await group.next() {
+                sent += 1
+                progress.update(sent)
+                if let failure { failures.append(failure) }
+                try schedule()
+            }
+        }
+        progress.finish(sent)
+        try city.truth(seed: seed, contamination: contamination, occasionSD: occasionSD, hiddenCells: hidden)
+            .write(truth)
+        if let last = city.checkins.last?.truth.id { try await waitForJudgement(of: last, client: client) }
+        print("sent \(sent - failures.count) check-ins, \(failures.count) refused; truth written to \(truth)")
+        if referenceModels > 0 { try await calibrate(city.models.prefix(referenceModels)) }
+        if let first = failures.first { print("first refusal: \(first)") }
+        print("evaluate with: hearclear simulate --evaluate \(truth) --url \(client.endpoint)")
+    }
+
+    /// Records a tone calibration of each of `models` as a calibrator would measure it (the
+    /// reference offset less the model's bias, ± 0.1 dB), then fits.
+    private func calibrate(_ models: ArraySlice<SimulatedModel>) async throws {
+        var random = SplitMix64(seed: seed ^ 0x5245_4653)
+        let measured = models.map {
+            ($0.model, SimulatedSession.referenceOffsetDB - $0.biasDB + random.normal(sd: 0.1))
+        }
+        let applied = try await DatabaseSession.run(database) { engine, _ in
+            for (model, offset) in measured {
+                _ = try await engine.calibrator.calibrations.addReference(
+                    model: model, method: .tone, absoluteOffsetDB: offset, detail: #"{"simulated": true}"#,
+                    createdBy: "simulate")
+            }
+            return try await engine.calibrator.refit()
+        }
+        print(
+            "reference calibrations of \(measured.map(\.0).joined(separator: ", ")); "
+                + (applied.map { "fit \($0.fitID) queued \($0.queuedVenues) venue(s)" } ?? "another instance is fitting")
+        )
+    }
+
+    private func waitForJudgement(of id: String, client: SimulationClient) async throws {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline {
+            if let checkin = try await client.checkin(id), checkin.status != .pending { return }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+    }
+}
