@@ -1,5 +1,4 @@
 import Foundation
-import HearClearModel
 import LoudnessCore
 
 /// What the aggregation worker writes back for one venue, replacing what was there.
