@@ -20,7 +20,7 @@ public func buildApplication(
         configuration: configuration, engine: engine, migrations: database.migrations,
         reads: CachedReads(configuration, cache, engine: engine))
     let schemaReady = StartupGate()
-    // Time limits and the connection cap (Support/ConnectionLimits.swift); past the cap plus the
+    // Time limits and the connection cap (Connections/ConnectionLimits.swift); past the cap plus the
     // turned-away headroom, Hummingbird stops accepting and connections wait in the backlog.
     let connectionCap = configuration.connections.effectiveMaxConnections(
         databaseConnections: configuration.databaseConnections, logger: logger)

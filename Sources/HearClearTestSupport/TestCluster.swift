@@ -13,6 +13,8 @@ public actor TestCluster {
     /// Started once; concurrent callers await the same task (the actor is reentrant across awaits).
     private var server: Task<EmbeddedPostgres, any Error>?
     private var standby: EmbeddedPostgres?
+    /// The standby's replication slot on the primary.
+    private var standbySlot: String?
     /// Made once, like the server.
     private var template: Task<Void, any Error>?
     private let logger = Logger(label: "hearclear.tests")
@@ -48,17 +50,23 @@ public actor TestCluster {
     public func replica() async throws -> EmbeddedPostgres {
         if let standby { return standby }
         let primary = try await cluster()
-        let directory = NSTemporaryDirectory() + "hearclear-replica-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let suffix = "\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
+        let directory = NSTemporaryDirectory() + "hearclear-replica-\(suffix)"
+        // The primary keeps the WAL the standby has not received (a loaded machine can otherwise
+        // recycle a segment before the standby first connects, and it never replays again).
+        let slot = "hearclear_standby_\(suffix)"
         let logger = self.logger
         let started = try await offThePool {
-            try EmbeddedPostgres.startStandby(of: primary, dataDirectory: directory, logger: logger)
+            try EmbeddedPostgres.startStandby(of: primary, dataDirectory: directory, slot: slot, logger: logger)
         }
         // Another caller may have started one meanwhile (the actor is reentrant): keep the first.
         if let standby {
             try await offThePool { started.stop() }
+            try await dropSlot(slot)
             return standby
         }
         standby = started
+        standbySlot = slot
         return started
     }
 
@@ -67,6 +75,18 @@ public actor TestCluster {
         guard let stopping = standby else { return }
         standby = nil
         try await offThePool { stopping.stop() }
+        if let slot = standbySlot {
+            standbySlot = nil
+            try await dropSlot(slot)
+        }
+    }
+
+    /// Drops a stopped standby's replication slot, so the primary stops keeping WAL for it.
+    private func dropSlot(_ slot: String) async throws {
+        let server = try await cluster()
+        try await Self.admin(server) { client in
+            try await client.query("SELECT pg_drop_replication_slot(\(slot))", logger: logger)
+        }
     }
 
     /// Creates an empty database (no migrations) and returns its name.

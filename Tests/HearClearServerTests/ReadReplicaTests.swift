@@ -33,6 +33,15 @@ struct ReadReplicaTests {
                     try await client.count("venues")
                 }
             }
+            // Streaming, not only a copy (the database above came with it): a standby that never
+            // connects to the primary is named here rather than as a stale read below.
+            _ = try await eventually("the replica streaming from the primary") {
+                try? await TestCluster.withClient(replica.configuration(database: "postgres")) { standby -> Bool? in
+                    let rows = try await standby.query("SELECT status FROM pg_stat_wal_receiver", logger: Self.logger)
+                    for try await status in rows.decode(String.self) where status == "streaming" { return true }
+                    return nil
+                }
+            }
             var configuration = EngineTestApp.configuration
             // Only a replica that fails (refused, stopped) sends reads to the primary here, not
             // one that a loaded machine makes slow: what is read then shows where it was read.

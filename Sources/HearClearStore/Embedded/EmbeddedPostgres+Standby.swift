@@ -7,8 +7,15 @@ extension EmbeddedPostgres {
     /// `pg_basebackup -R` (which writes the standby's connection to the primary, over the
     /// primary's Unix socket), then kept up to date by streaming replication. For tests of read
     /// replicas; `initdb --auth trust` lets the cluster's own user replicate.
+    ///
+    /// - Parameter slot: a physical replication slot to create on the primary for the standby, so
+    ///   that the primary keeps the WAL the standby has not received yet. Without one, a
+    ///   checkpoint between the copy's end and the standby's first connection (likely on a loaded
+    ///   machine) can recycle a segment it needs, and the standby answers for ever without
+    ///   replaying anything new.
     public static func startStandby(
-        of primary: EmbeddedPostgres, dataDirectory: String, removeWhenStopped: Bool = true, logger: Logger
+        of primary: EmbeddedPostgres, dataDirectory: String, slot: String? = nil, removeWhenStopped: Bool = true,
+        logger: Logger
     ) throws -> EmbeddedPostgres {
         try start(dataDirectory: dataDirectory, durable: false, removeWhenStopped: removeWhenStopped, logger: logger) {
             cluster, binaries, user, prefix in
@@ -22,7 +29,7 @@ extension EmbeddedPostgres {
                         binaries.pgBasebackup, "--pgdata", cluster, "--host", primary.socketDirectory,
                         "--port", "\(port)", "--username", superuser, "--write-recovery-conf",
                         "--wal-method", "stream", "--checkpoint", "fast", "--no-sync",
-                    ])
+                    ] + (slot.map { ["--create-slot", "--slot", $0] } ?? []))
             } catch {
                 try? FileManager.default.removeItem(atPath: cluster)
                 throw EmbeddedPostgresError.startFailed("pg_basebackup failed: \(error)")
