@@ -52,10 +52,7 @@ struct CheckinsController {
         guard let judged = try await loudness.checkin(id: id, bands: reads.currentBands) else {
             throw Problem.notFound("no check-in with id \(raw)")
         }
-        var body = CheckinBody(checkin: judged.checkin)
-        body.level = judged.levelDB
-        body.label = judged.label
-        return try JSONResponse.make(body)
+        return try JSONResponse.make(CheckinBody(checkin: judged.checkin, level: judged.levelDB, label: judged.label))
     }
 }
 

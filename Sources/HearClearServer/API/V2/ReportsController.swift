@@ -128,66 +128,6 @@ struct ReportValidator {
     }
 }
 
-/// A report as answered: what was said about which cell, what the server showed there when it
-/// arrived, and where it stands. Never the device.
-struct ReportBody: Encodable {
-    var report: StoredReport
-
-    init(_ report: StoredReport) {
-        self.report = report
-    }
-
-    var location: String {
-        "/api/v2/venues/\(report.venueExternalID)/reports/\(report.id.uuidString.lowercased())"
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(report.id.uuidString.lowercased(), forKey: .id)
-        try c.encode(report.venueExternalID, forKey: .venue)
-        try c.encode(report.at, forKey: .at)
-        try c.encode(report.felt.rawValue, forKey: .felt)
-        try c.encode(report.comment, forKey: .comment)
-        try c.encode(Cell(report), forKey: .cell)
-        try c.encode(report.status.rawValue, forKey: .status)
-        try c.encode(report.createdAt, forKey: .receivedAt)
-        try c.encode(report.resolvedAt, forKey: .resolvedAt)
-        try c.encode(["self": location, "venue": "/api/v2/venues/\(report.venueExternalID)"], forKey: .links)
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case id, venue, at, felt, comment, cell, status, receivedAt, resolvedAt, links
-    }
-
-    /// The venue-local cell the report is about and what the server showed for it (nulls when nothing).
-    struct Cell: Encodable {
-        var day: String
-        var hour: Int
-        var level: Double?
-        var label: String?
-        var estimated: Bool?
-
-        init(_ report: StoredReport) {
-            day = LocalHour.weekdayNames[report.position.weekday - 1]
-            hour = report.position.hour
-            level = report.shown?.levelDB
-            label = report.shown?.label
-            estimated = report.shown?.estimated
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(day, forKey: .day)
-            try c.encode(hour, forKey: .hour)
-            try c.encode(level, forKey: .level)
-            try c.encode(label, forKey: .label)
-            try c.encode(estimated, forKey: .estimated)
-        }
-
-        enum CodingKeys: String, CodingKey { case day, hour, level, label, estimated }
-    }
-}
-
 /// Reports stored (first receipts only).
 enum ReportMetrics {
     static let stored = Counter(label: "hearclear_reports_stored_total")

@@ -22,32 +22,15 @@ struct LoudnessBody: Encodable {
         /// What an estimate rests on (`venue_pattern`, `category_nearby`); absent for a measured cell.
         var basis: String?
         /// What kind of loud the cell is; null when it has none (docs/ARCHITECTURE.md, "Sound character").
-        var character: Character?
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(hour, forKey: .hour)
-            try c.encode(level, forKey: .level)
-            try c.encode(label, forKey: .label)
-            try c.encode(range, forKey: .range)
-            try c.encode(checkins, forKey: .checkins)
-            try c.encode(devices, forKey: .devices)
-            try c.encode(confidence, forKey: .confidence)
-            try c.encode(estimated, forKey: .estimated)
-            try c.encodeIfPresent(basis, forKey: .basis)
-            try c.encode(character, forKey: .character)  // an explicit null
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case hour, level, label, range, checkins, devices, confidence, estimated, basis, character
-        }
+        @KeepsNull var character: Character?
     }
 
     /// `{"classes": {"babble": 0.4, …}, "lcMinusLa": 12.1, "la90": 61.0, "conversation": "raised voices",
     /// "seconds": 180}`.
     struct Character: Encodable {
         var classes: [String: Double]
-        var lcMinusLa: Double?
+        /// Null without LCeq.
+        @KeepsNull var lcMinusLa: Double?
         var la90: Double
         var conversation: String
         var seconds: Int
@@ -59,21 +42,10 @@ struct LoudnessBody: Encodable {
             conversation = character.conversation.rawValue
             seconds = character.seconds
         }
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(classes, forKey: .classes)
-            try c.encode(lcMinusLa, forKey: .lcMinusLa)  // an explicit null without LCeq
-            try c.encode(la90, forKey: .la90)
-            try c.encode(conversation, forKey: .conversation)
-            try c.encode(seconds, forKey: .seconds)
-        }
-
-        enum CodingKeys: String, CodingKey { case classes, lcMinusLa, la90, conversation, seconds }
     }
 
     var venue: String
-    var timezone: String?
+    @KeepsNull var timezone: String?
     var unit = "dB"
     var bands: [Band]
     var days: [Day]
@@ -95,19 +67,6 @@ struct LoudnessBody: Encodable {
                         basis: cell.basis?.rawValue, character: cell.character.map(Character.init))
                 })
         }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(venue, forKey: .venue)
-        try container.encode(timezone, forKey: .timezone)
-        try container.encode(unit, forKey: .unit)
-        try container.encode(bands, forKey: .bands)
-        try container.encode(days, forKey: .days)
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case venue, timezone, unit, bands, days
     }
 }
 
