@@ -74,6 +74,25 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Test-only: the application in process (router or live) on a test database, the built
+        // executables run as processes, test audio; shared by the server's and the commands' tests.
+        .target(
+            name: "HearClearServerTestSupport",
+            dependencies: [
+                "HearClearServer",
+                "HearClearEngine",
+                "HearClearModel",
+                "HearClearStore",
+                "HearClearTestSupport",
+                "AudioTestSupport",
+                "CSndFile",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // No HTTP: the aggregation worker, intake, the loudness reads, devices, configuration.
         .target(
             name: "HearClearEngine",
@@ -217,6 +236,7 @@ let package = Package(
             name: "HearClearServerTests",
             dependencies: [
                 "HearClearServer",
+                "HearClearServerTestSupport",
                 "HearClearAdmin",
                 "HearClearHTTP",
                 "HearClearModel",
@@ -236,6 +256,23 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "CompressNIO", package: "compress-nio"),
+            ]
+        ),
+        // The commands of both executables, run as processes.
+        .testTarget(
+            name: "HearClearCommandTests",
+            dependencies: [
+                "HearClearServerTestSupport",
+                "HearClearServer",
+                "HearClearEngine",
+                "HearClearModel",
+                "HearClearStore",
+                "HearClearTestSupport",
+                "LoudnessCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ]

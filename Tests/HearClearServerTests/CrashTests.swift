@@ -1,10 +1,11 @@
 #if os(Linux)
     import Foundation
+    import Glibc
+    import HearClearServerTestSupport
     import HearClearStore
     import HearClearTestSupport
     import Logging
     import Testing
-    import Glibc
 
     /// The built `hearclear serve` under load from eight clients, killed with SIGKILL (the server
     /// and its embedded PostgreSQL; or an external PostgreSQL under a running server): nothing

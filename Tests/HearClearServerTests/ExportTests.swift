@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import HearClearModel
 import HearClearServer
+import HearClearServerTestSupport
 import HearClearStore
 import HearClearTestSupport
 import Hummingbird
@@ -20,50 +21,10 @@ import Testing
 struct ExportTests {
     static let python = TestCluster.repositoryRoot + "/.venv/bin/python"
     static var hasPython: Bool { FileManager.default.isExecutableFile(atPath: python) }
-    static let bulkVenues = 1_100  // three pages of 500
     static let csvHeader = [
         "venue_id", "name", "category", "timezone", "latitude", "longitude", "day", "hour", "level", "range_low",
         "range_high", "label", "checkins", "devices", "confidence", "estimated", "basis",
     ]
-
-    static let checkins = [
-        CheckinFixture(
-            venue: "arms", device: "c0ffee00-1111", levelDBFS: -45, start: SubmissionFixture.previousHourStart),
-        CheckinFixture(
-            venue: "crown", device: "c0ffee00-2222", levelDBFS: -30, start: SubmissionFixture.previousHourStart),
-    ]
-
-    /// Submits the check-ins, waits for their cells, and writes the bulk venues and cells.
-    static func populate(_ client: some TestClientProtocol, _ database: PostgresClient) async throws {
-        for checkin in checkins { #expect(try await checkin.submit(to: client) == .created) }
-        for checkin in checkins {
-            _ = try await eventually("the cells of \(checkin.venue)") {
-                try await JSONProbe.get("/api/v2/venues/\(checkin.venue)/loudness", from: client)
-            }
-        }
-        try await database.query(
-            """
-            INSERT INTO venues (external_id, name, latitude, longitude, timezone, category)
-            SELECT 'bulk-' || lpad(i::text, 4, '0'),
-                   CASE WHEN i % 3 = 0 THEN 'Bar, "The ' || i || '"' || E'\\r\\nupstairs' ELSE 'Venue ' || i END,
-                   -33.5 + i * 0.001, 151.25 + i * 0.001, 'Europe/London', CASE WHEN i % 2 = 0 THEN 'pub' END
-            FROM generate_series(1, \(bulkVenues)) i
-            """, logger: EngineTestApp.logger)
-        try await database.query(
-            """
-            INSERT INTO loudness_cells (venue_id, weekday, hour, level_dbfs, range_low_dbfs, range_high_dbfs,
-                                        scale_db, checkins, devices, confidence)
-            SELECT v.id, 1 + h, h, -60 + (v.id % 30), -62.25 + (v.id % 30), -57.75 + (v.id % 30), 1.5, 3, 2, 'medium'
-            FROM venues v, generate_series(0, 3) h WHERE v.external_id LIKE 'bulk-%'
-            """, logger: EngineTestApp.logger)
-        try await database.query(
-            """
-            INSERT INTO loudness_cells (venue_id, weekday, hour, level_dbfs, range_low_dbfs, range_high_dbfs,
-                                        scale_db, checkins, devices, confidence, estimated, basis)
-            SELECT v.id, 7, 23, -55, -58, -52, 2, 0, 0, 'low', true, 'venue_pattern'
-            FROM venues v WHERE v.external_id LIKE 'bulk-%' AND v.id % 2 = 0
-            """, logger: EngineTestApp.logger)
-    }
 
     /// The CSV rows the export should hold, from the database (levels calibrated and rounded as the API does).
     static func expectedRows(_ database: PostgresClient) async throws -> [[String]] {
@@ -132,9 +93,9 @@ struct ExportTests {
         .enabled(if: hasPython, "no .venv/bin/python: run scripts/deps.sh (it installs geojson into .venv)"))
     func bothFormats() async throws {
         try await EngineTestApp.run { client, database in
-            try await Self.populate(client, database)
+            try await ExportDataSet.populate(client, database)
             let expected = try await Self.expectedRows(database)
-            #expect(expected.count == 2 + Self.bulkVenues * 4 + Self.bulkVenues / 2)
+            #expect(expected.count == 2 + ExportDataSet.bulkVenues * 4 + ExportDataSet.bulkVenues / 2)
 
             let geo = try await client.execute(uri: "/api/v2/export/cells.geojson", method: .get) { $0 }
             let csv = try await client.execute(uri: "/api/v2/export/cells.csv", method: .get) { $0 }
@@ -154,7 +115,7 @@ struct ExportTests {
             #expect(license?["name"] as? String == "ODbL-1.0")
             #expect(license?["url"] as? String == "https://opendatacommons.org/licenses/odbl/1-0/")
             let features = try #require(collection["features"] as? [[String: Any]])
-            #expect(features.count == 2 + Self.bulkVenues)
+            #expect(features.count == 2 + ExportDataSet.bulkVenues)
             let ids = features.compactMap { ($0["properties"] as? [String: Any])?["id"] as? String }
             #expect(Set(ids).count == features.count)
             var geoCells: [String] = []
@@ -211,7 +172,7 @@ struct ExportTests {
             // Nothing personal.
             for body in [geoData, csvData] {
                 let text = String(decoding: body, as: UTF8.self).lowercased()
-                for checkin in Self.checkins {
+                for checkin in ExportDataSet.checkins {
                     #expect(!text.contains(checkin.device))
                     #expect(!text.contains(checkin.id.uuidString.lowercased()))
                 }
@@ -222,7 +183,7 @@ struct ExportTests {
     @Test("ETag and Last-Modified give 304s until a cell changes; the Link header names the licence; gzip streams")
     func revalidationAndGzip() async throws {
         try await EngineTestApp.run { client, database in
-            try await Self.populate(client, database)
+            try await ExportDataSet.populate(client, database)
             for uri in ["/api/v2/export/cells.geojson", "/api/v2/export/cells.csv"] {
                 let first = try await client.execute(uri: uri, method: .get) { $0 }
                 let tag = try #require(first.headers[.eTag])

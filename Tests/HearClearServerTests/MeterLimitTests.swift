@@ -3,6 +3,7 @@ import HTTPTypes
 import HearClearHTTP
 import HearClearModel
 import HearClearServer
+import HearClearServerTestSupport
 import HummingbirdTesting
 import NIOCore
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HearClearModel
 import HearClearServer
+import HearClearServerTestSupport
 import HearClearStore
 import HearClearTestSupport
 import Hummingbird

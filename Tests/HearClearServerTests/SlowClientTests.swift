@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import HearClearModel
+import HearClearServerTestSupport
 import HearClearStore
 import HearClearTestSupport
 import Hummingbird

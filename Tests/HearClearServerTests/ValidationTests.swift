@@ -1,6 +1,7 @@
 import CompressNIO
 import Foundation
 import HTTPTypes
+import HearClearServerTestSupport
 import HummingbirdTesting
 import NIOCore
 import Testing

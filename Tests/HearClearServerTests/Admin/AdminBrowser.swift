@@ -1,17 +1,11 @@
 import Foundation
 import HTTPTypes
+import HearClearServerTestSupport
 import HummingbirdBcrypt
 import HummingbirdTesting
 import NIOCore
 
 @testable import HearClearAdmin
-
-/// The admin account of the tests; a cost-4 hash keeps logins fast.
-enum AdminTestCredentials {
-    static let user = "admin"
-    static let password = "correct horse battery staple"
-    static let passwordHash = Bcrypt.hash(password, cost: 4)
-}
 
 /// A tiny browser for `/farmer`: keeps cookies, reads CSRF tokens from forms, posts forms.
 struct AdminBrowser {

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import HearClearHTTP
 import HearClearModel
+import HearClearServerTestSupport
 import HearClearStore
 import HearClearTestSupport
 import HummingbirdTesting

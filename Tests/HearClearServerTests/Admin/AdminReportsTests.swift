@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HearClearModel
+import HearClearServerTestSupport
 import HearClearStore
 import HearClearTestSupport
 import HummingbirdTesting

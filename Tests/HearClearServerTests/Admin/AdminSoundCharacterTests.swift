@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HearClearServerTestSupport
 import HearClearTestSupport
 import HummingbirdTesting
 import NIOCore

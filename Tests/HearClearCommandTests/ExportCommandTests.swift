@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HearClearEngine
 import HearClearModel
+import HearClearServerTestSupport
 import HearClearStore
 import HearClearTestSupport
 import Hummingbird
@@ -21,7 +22,7 @@ struct ExportCommandTests {
                 configuration: EngineTestApp.configuration, database: .external(databaseConfiguration),
                 logger: EngineTestApp.logger)
             try await app.boundedTest(.router) { client in
-                try await ExportTests.populate(client, database)
+                try await ExportDataSet.populate(client, database)
                 let csv = try await client.execute(uri: "/api/v2/export/cells.csv", method: .get) { $0 }
                 let geo = try await client.execute(uri: "/api/v2/export/cells.geojson", method: .get) { $0 }
                 #expect(csv.status == .ok)
@@ -37,7 +38,7 @@ struct ExportCommandTests {
                         ["export", "--format", "csv", "--output", file.path, "--database-url", url], scratch: scratch)
                     #expect(toFile.status == 0, "\(toFile.errors)")
                     #expect(toFile.output.isEmpty)
-                    #expect(toFile.errors.contains("Wrote \(ExportTests.bulkVenues + 2) venues (csv)"))
+                    #expect(toFile.errors.contains("Wrote \(ExportDataSet.bulkVenues + 2) venues (csv)"))
                     let written = try Data(contentsOf: file)
                     #expect(written == Data(buffer: csv.body))
                     // Only the finished file is left: no temporary beside it.
@@ -73,7 +74,7 @@ struct ExportCommandTests {
     func configuredLicence() async throws {
         let licence = try DataLicense.configured(name: "CC-BY-4.0", url: "https://creativecommons.org/licenses/by/4.0/")
         try await EngineTestApp.run(configure: { $0.engine.dataLicense = licence }) { client, database in
-            try await ExportTests.populate(client, database)
+            try await ExportDataSet.populate(client, database)
             let geo = try await client.execute(uri: "/api/v2/export/cells.geojson", method: .get) { $0 }
             #expect(geo.status == .ok)
             #expect(

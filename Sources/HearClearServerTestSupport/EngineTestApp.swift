@@ -1,4 +1,5 @@
 import Foundation
+import HearClearEngine
 import HearClearModel
 import HearClearServer
 import HearClearStore
@@ -8,18 +9,16 @@ import HummingbirdTesting
 import Logging
 import PostgresNIO
 
-@testable import HearClearEngine
-
 /// The whole application (routes, middleware, the aggregation worker) on a fresh test database,
 /// built by the same `buildApplication` as `serve`.
-enum EngineTestApp {
-    static let logger: Logger = {
+public enum EngineTestApp {
+    public static let logger: Logger = {
         var logger = Logger(label: "hearclear.tests.engine")
         logger.logLevel = .warning
         return logger
     }()
 
-    static var configuration: ServerConfiguration {
+    public static var configuration: ServerConfiguration {
         var configuration = ServerConfiguration()
         configuration.resourcesDirectory = TestCluster.repositoryRoot
         configuration.databaseConnections = 6
@@ -30,7 +29,7 @@ enum EngineTestApp {
     /// Runs `body` with a test client of the application and a client of its database (for
     /// admin operations and direct checks).
     /// `configure` changes the configuration first.
-    static func run(
+    public static func run(
         configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: @escaping @Sendable (any TestClientProtocol, PostgresClient) async throws -> Void
     ) async throws {

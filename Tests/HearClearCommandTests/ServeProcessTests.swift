@@ -1,13 +1,14 @@
 import Foundation
+import FoundationNetworking
+import Glibc
+import HearClearServerTestSupport
 import HearClearTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
 #endif
 
 #if canImport(Glibc)
-    import Glibc
 #endif
 
 /// The built `hearclear serve` as a user runs it: its embedded PostgreSQL starts with it and

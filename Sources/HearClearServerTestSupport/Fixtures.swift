@@ -2,20 +2,20 @@ import Foundation
 import HTTPTypes
 import NIOCore
 
-typealias JSONObject = [String: Any]
+public typealias JSONObject = [String: Any]
 
 /// Request bodies built as dictionaries, so a test can break any field in any way.
-enum Fixture {
-    static let venueID = "4b0588c4f964a520a9d422e3"
+public enum Fixture {
+    public static let venueID = "4b0588c4f964a520a9d422e3"
 
-    static func timestamp(_ date: Date, offsetHours: Int = 11) -> String {
+    public static func timestamp(_ date: Date, offsetHours: Int = 11) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(secondsFromGMT: offsetHours * 3600)
         return formatter.string(from: date)
     }
 
     /// A valid v2 check-in of `count` seconds ending about a minute ago; levels in dBFS.
-    static func checkin(
+    public static func checkin(
         id: UUID = UUID(), venue: String = venueID, device: String = "c0ffee00-1111-2222-3333-444455556666",
         count: Int = 30, start: Date? = nil, average: Double = -31.2, withVenueDetails: Bool = true
     ) -> JSONObject {
@@ -40,30 +40,30 @@ enum Fixture {
         ]
     }
 
-    static func bytes(_ object: Any, pretty: Bool = false) -> ByteBuffer {
+    public static func bytes(_ object: Any, pretty: Bool = false) -> ByteBuffer {
         let data = try! JSONSerialization.data(withJSONObject: object, options: pretty ? [.prettyPrinted] : [])
         return ByteBuffer(bytes: data)
     }
 
-    static let jsonHeaders: HTTPFields = [.contentType: "application/json"]
+    public static let jsonHeaders: HTTPFields = [.contentType: "application/json"]
 }
 
 extension Date {
-    func rounded() -> Date { Date(timeIntervalSince1970: timeIntervalSince1970.rounded(.down)) }
+    public func rounded() -> Date { Date(timeIntervalSince1970: timeIntervalSince1970.rounded(.down)) }
 }
 
 extension ByteBuffer {
     /// The body as a JSON object (empty when it is not one).
-    var json: JSONObject {
+    public var json: JSONObject {
         (try? JSONSerialization.jsonObject(with: Data(readableBytesView))) as? JSONObject ?? [:]
     }
 
-    var jsonArray: [JSONObject] {
+    public var jsonArray: [JSONObject] {
         (try? JSONSerialization.jsonObject(with: Data(readableBytesView))) as? [JSONObject] ?? []
     }
 
     /// The JSON pointers a problem document lists.
-    var problemPointers: [String] {
+    public var problemPointers: [String] {
         (json["errors"] as? [JSONObject] ?? []).compactMap { $0["pointer"] as? String }
     }
 }

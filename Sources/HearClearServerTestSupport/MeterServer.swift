@@ -1,4 +1,5 @@
 import Foundation
+import HearClearEngine
 import HearClearModel
 import HearClearServer
 import HearClearStore
@@ -8,12 +9,10 @@ import HummingbirdTesting
 import Logging
 import PostgresNIO
 
-@testable import HearClearEngine
-
 /// The server as the meter's tests run it: the real router, or the whole application on a real
 /// socket (`.live`, where the transport matters), on a fresh migrated database.
-enum MeterServer {
-    static var configuration: ServerConfiguration {
+public enum MeterServer {
+    public static var configuration: ServerConfiguration {
         var configuration = ServerConfiguration()
         configuration.resourcesDirectory = TestCluster.repositoryRoot
         configuration.port = 0
@@ -22,13 +21,13 @@ enum MeterServer {
         return configuration
     }
 
-    static let logger: Logger = {
+    public static let logger: Logger = {
         var logger = Logger(label: "hearclear.test.meter")
         logger.logLevel = .warning
         return logger
     }()
 
-    static func withRouter<T: Sendable>(
+    public static func withRouter<T: Sendable>(
         _ body: @Sendable @escaping (any TestClientProtocol) async throws -> T
     ) async throws -> T {
         try await withTestDatabase { client, _ in
@@ -42,7 +41,7 @@ enum MeterServer {
         }
     }
 
-    static func withLive<T: Sendable>(
+    public static func withLive<T: Sendable>(
         _ body: @Sendable @escaping (any TestClientProtocol, PostgresClient) async throws -> T
     ) async throws -> T {
         try await withTestDatabase { client, databaseConfiguration in

@@ -12,7 +12,7 @@ extension ApplicationProtocol {
     /// fails saying which, and the application is cancelled and left behind instead of hanging
     /// the run (Hummingbird's frameworks wait for a port that a failed start never gives, and
     /// for services to stop however long they take).
-    func boundedTest<Value: Sendable>(
+    public func boundedTest<Value: Sendable>(
         _ setup: TestingSetup, fileID: String = #fileID, filePath: String = #filePath, line: Int = #line,
         column: Int = #column, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Value
     ) async throws -> Value {
@@ -74,12 +74,12 @@ extension ApplicationProtocol {
 /// throws naming the request (the request is left to end on its own). Hummingbird's router
 /// framework has no timeout at all, and a request waiting for a database connection that never
 /// comes (seen with the shared cluster's connections exhausted) would hang its test for ever.
-struct BoundedClient: TestClientProtocol {
-    let base: any TestClientProtocol
+public struct BoundedClient: TestClientProtocol {
+    public let base: any TestClientProtocol
 
-    var port: Int? { base.port }
+    public var port: Int? { base.port }
 
-    func executeRequest(
+    public func executeRequest(
         uri: String, method: HTTPRequest.Method, headers: HTTPFields, body: ByteBuffer?
     ) async throws -> TestResponse {
         let base = self.base
@@ -89,14 +89,14 @@ struct BoundedClient: TestClientProtocol {
     }
 }
 
-struct BoundedTestError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct BoundedTestError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// Where a ``ApplicationProtocol/boundedTest(_:fileID:filePath:line:column:_:)`` is, and its one result.
-final class BoundedTestProgress<Value: Sendable>: Sendable {
-    enum Phase: Sendable {
+public final class BoundedTestProgress<Value: Sendable>: Sendable {
+    public enum Phase: Sendable {
         case starting
         case running
         case stopping(since: ContinuousClock.Instant, result: Result<Value, any Error>)
@@ -107,28 +107,28 @@ final class BoundedTestProgress<Value: Sendable>: Sendable {
     /// Finished by the watch rather than by the application's own end.
     private let abandoned = Atomic(false)
 
-    var phase: Phase { current.withLock { $0 } }
-    var isFinished: Bool { outcome.isSettled }
-    var wasAbandoned: Bool { abandoned.load(ordering: .relaxed) }
+    public var phase: Phase { current.withLock { $0 } }
+    public var isFinished: Bool { outcome.isSettled }
+    public var wasAbandoned: Bool { abandoned.load(ordering: .relaxed) }
 
-    func began() {
+    public func began() {
         current.withLock { if case .starting = $0 { $0 = .running } }
     }
 
-    func bodyEnded(_ result: Result<Value, any Error>) {
+    public func bodyEnded(_ result: Result<Value, any Error>) {
         current.withLock { $0 = .stopping(since: .now, result: result) }
     }
 
     /// The first call decides the result; later ones change nothing. `abandoning`: the watch
     /// gives up on an application that is still running.
-    func finish(_ result: Result<Value, any Error>, abandoning: Bool = false) {
+    public func finish(_ result: Result<Value, any Error>, abandoning: Bool = false) {
         // Marked first, so that whoever is given the result sees it (cancelling an application
         // that ended meanwhile changes nothing).
         if abandoning, !outcome.isSettled { abandoned.store(true, ordering: .relaxed) }
         outcome.settle(result)
     }
 
-    var result: Result<Value, any Error> {
+    public var result: Result<Value, any Error> {
         get async {
             do { return .success(try await outcome.value) } catch { return .failure(error) }
         }

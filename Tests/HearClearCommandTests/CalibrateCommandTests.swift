@@ -1,5 +1,6 @@
 import Foundation
 import HearClearModel
+import HearClearServerTestSupport
 import HearClearStore
 import HearClearTestSupport
 import Logging

@@ -11,14 +11,14 @@
     /// `hearclear serve` run as a separate process, as a user runs it: in a scratch working
     /// directory (no `.env` of the repository), with the repository as its resources, the test's
     /// environment less anything that would point it elsewhere, its output in a log file.
-    final class ServerProcess: @unchecked Sendable {
-        let process: Process
-        let port: Int
-        let logFile: URL
+    public final class ServerProcess: @unchecked Sendable {
+        public let process: Process
+        public let port: Int
+        public let logFile: URL
 
-        var base: String { "http://127.0.0.1:\(port)" }
-        var pid: pid_t { process.processIdentifier }
-        var isRunning: Bool { process.isRunning }
+        public var base: String { "http://127.0.0.1:\(port)" }
+        public var pid: pid_t { process.processIdentifier }
+        public var isRunning: Bool { process.isRunning }
 
         /// Kills it if the test run is ended from outside (``TestWatchdog``).
         private let cleanup: UInt64
@@ -33,7 +33,7 @@
 
         /// Starts `hearclear serve --port <free port> arguments…` and waits until `/ready` answers
         /// 200; a port taken meanwhile by someone else is tried again with another.
-        static func start(_ arguments: [String], scratch: URL, readyWithin limit: Duration = TestPatience.start)
+        public static func start(_ arguments: [String], scratch: URL, readyWithin limit: Duration = TestPatience.start)
             async throws -> ServerProcess
         {
             var lastFailure = ""
@@ -73,7 +73,7 @@
         }
 
         /// Polls `/ready` until it answers 200 (true) or the process ends or `limit` has passed (false).
-        func waitUntilReady(within limit: Duration) async throws -> Bool {
+        public func waitUntilReady(within limit: Duration) async throws -> Bool {
             let deadline = ContinuousClock.now + limit
             while ContinuousClock.now < deadline {
                 guard isRunning else { return false }
@@ -85,7 +85,7 @@
 
         /// The last lines the server wrote, less the access log's line per request (a 503 is
         /// logged as an error, and under load they would hide everything else).
-        func logTail(_ lines: Int = 30) -> String {
+        public func logTail(_ lines: Int = 30) -> String {
             let text = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
             let requests = /\] (GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) \/\S* \d{3}$/
             return text.split(separator: "\n").filter { (try? requests.firstMatch(in: $0)) == nil }.suffix(lines)
@@ -95,7 +95,7 @@
         /// SIGTERM (the server stops its embedded PostgreSQL), then SIGKILL of everything it
         /// started if it has not ended within `seconds`. True when it ended by itself with status 0.
         @discardableResult
-        func stop(seconds: Double = 30) async -> Bool {
+        public func stop(seconds: Double = 30) async -> Bool {
             defer { TestWatchdog.unregister(cleanup) }
             guard isRunning else { return false }
             kill(pid, SIGTERM)
@@ -113,7 +113,7 @@
         /// SIGKILL of the server and every process below it (its PostgreSQL, the backends, the
         /// watchdog), as close together as signals go; returns once all are gone. Blocks: call it
         /// through ``offThePool(_:)`` (or from a `defer`, where nothing else waits).
-        func crash() {
+        public func crash() {
             defer { TestWatchdog.unregister(cleanup) }
             guard isRunning else { return }
             ProcessTree.killAndWait(root: pid)
@@ -121,13 +121,13 @@
         }
     }
 
-    struct ServerProcessError: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
+    public struct ServerProcessError: Error, CustomStringConvertible {
+        public let description: String
+        public init(_ description: String) { self.description = description }
     }
 
     /// A TCP port nobody listens on now: the kernel's pick for a socket bound to port 0.
-    func freePort() throws -> Int {
+    public func freePort() throws -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw ServerProcessError("socket: \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
@@ -146,9 +146,9 @@
     }
 
     /// Processes by `/proc` (Linux): a process's descendants, killing them, waiting for them to go.
-    enum ProcessTree {
+    public enum ProcessTree {
         /// Every process below `root`, read from `/proc/<pid>/stat`.
-        static func descendants(of root: pid_t) -> [pid_t] {
+        public static func descendants(of root: pid_t) -> [pid_t] {
             var children: [pid_t: [pid_t]] = [:]
             for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
                 guard let pid = pid_t(entry), let (_, parent) = status(pid) else { continue }
@@ -166,7 +166,7 @@
         }
 
         /// The state letter and parent of `pid`, nil when it does not exist.
-        static func status(_ pid: pid_t) -> (state: Character, parent: pid_t)? {
+        public static func status(_ pid: pid_t) -> (state: Character, parent: pid_t)? {
             let descriptor = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else { return nil }
             defer { close(descriptor) }
@@ -182,7 +182,7 @@
         }
 
         /// Whether `pid` has ended (a zombie waiting for its parent counts as ended).
-        static func isGone(_ pid: pid_t) -> Bool {
+        public static func isGone(_ pid: pid_t) -> Bool {
             guard kill(pid, 0) == 0 || errno == EPERM else { return true }
             guard let (state, _) = status(pid) else { return true }
             return state == "Z" || state == "X"
@@ -191,12 +191,12 @@
         /// SIGKILL of `root` and everything below it (listed first, so that none is missed when
         /// the killed parent's children move to init), then waits up to `seconds` for all to end.
         @discardableResult
-        static func killAndWait(root: pid_t, seconds: Double = 30) -> Bool {
+        public static func killAndWait(root: pid_t, seconds: Double = 30) -> Bool {
             killAndWait([root] + descendants(of: root), seconds: seconds)
         }
 
         @discardableResult
-        static func killAndWait(_ pids: [pid_t], seconds: Double = 30) -> Bool {
+        public static func killAndWait(_ pids: [pid_t], seconds: Double = 30) -> Bool {
             for pid in pids { kill(pid, SIGKILL) }
             let deadline = Date().addingTimeInterval(seconds)
             while Date() < deadline {
@@ -208,7 +208,7 @@
     }
 
     /// The postmaster's pid, the first line of `<cluster>/postmaster.pid`.
-    func postmasterPID(cluster: String) throws -> pid_t {
+    public func postmasterPID(cluster: String) throws -> pid_t {
         let contents = try String(contentsOfFile: cluster + "/postmaster.pid", encoding: .utf8)
         guard let pid = contents.split(separator: "\n").first.flatMap({ pid_t($0) }), pid > 0 else {
             throw ServerProcessError("no pid in \(cluster)/postmaster.pid")
@@ -217,22 +217,22 @@
     }
 
     /// Plain HTTP/1.1 through URLSession (what the test target links); no cache, no cookies.
-    enum HTTP {
-        struct Answer: Sendable {
-            var status: Int
-            var headers: [String: String]
-            var body: Data
+    public enum HTTP {
+        public struct Answer: Sendable {
+            public var status: Int
+            public var headers: [String: String]
+            public var body: Data
 
-            func header(_ name: String) -> String? {
+            public func header(_ name: String) -> String? {
                 headers.first { $0.key.lowercased() == name.lowercased() }?.value
             }
 
-            var json: [String: Any] {
+            public var json: [String: Any] {
                 (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:]
             }
         }
 
-        static let session: URLSession = {
+        public static let session: URLSession = {
             let configuration = URLSessionConfiguration.ephemeral
             configuration.httpMaximumConnectionsPerHost = 16
             configuration.urlCache = nil
@@ -242,15 +242,15 @@
         }()
 
         /// A request's timeout bounds a hang, like ``TestPatience``: a slow answer is still an answer.
-        static let timeout = 120.0
+        public static let timeout = 120.0
 
-        static func get(_ url: String, timeout: Double = timeout) async throws -> Answer {
+        public static func get(_ url: String, timeout: Double = timeout) async throws -> Answer {
             var request = URLRequest(url: URL(string: url)!)
             request.timeoutInterval = timeout
             return try await send(request)
         }
 
-        static func post(_ url: String, json: Data, timeout: Double = timeout) async throws -> Answer {
+        public static func post(_ url: String, json: Data, timeout: Double = timeout) async throws -> Answer {
             var request = URLRequest(url: URL(string: url)!)
             request.httpMethod = "POST"
             request.httpBody = json
@@ -274,21 +274,21 @@
 
     /// v2 check-ins posted by concurrent clients until stopped, and what became of each: its
     /// body (to send it again), whether it was acknowledged, and every answer with its time.
-    final class CheckinLoad: Sendable {
-        struct Answer: Sendable {
+    public final class CheckinLoad: Sendable {
+        public struct Answer: Sendable {
             /// nil: no answer (the connection failed or the request timed out).
-            var status: Int?
-            var at: ContinuousClock.Instant
-            var retryAfter: String?
-            var contentType: String?
-            var failure: String?
+            public var status: Int?
+            public var at: ContinuousClock.Instant
+            public var retryAfter: String?
+            public var contentType: String?
+            public var failure: String?
         }
 
         private struct State {
-            var base: String
-            var bodies: [UUID: Data] = [:]
-            var acknowledged: Set<UUID> = []
-            var answers: [Answer] = []
+            public var base: String
+            public var bodies: [UUID: Data] = [:]
+            public var acknowledged: Set<UUID> = []
+            public var answers: [Answer] = []
         }
 
         private let state: Mutex<State>
@@ -296,9 +296,9 @@
         /// One check-in per venue, 30 seconds ending a minute before the load began; each
         /// check-in is one of these with its own id and device.
         private let templates: [Data]
-        static let venues = 4
+        public static let venues = 4
 
-        init(base: String) {
+        public init(base: String) {
             state = Mutex(State(base: base))
             let start = Date().addingTimeInterval(-90).rounded()
             templates = (0..<Self.venues).map { venue in
@@ -308,11 +308,11 @@
         }
 
         /// Where later requests go (a restarted server has another port).
-        func retarget(_ base: String) { state.withLock { $0.base = base } }
+        public func retarget(_ base: String) { state.withLock { $0.base = base } }
 
         /// Posts from `clients` clients until ``stop()``; the task ends when every client has
         /// its last answer.
-        func start(clients: Int) -> Task<Void, Never> {
+        public func start(clients: Int) -> Task<Void, Never> {
             Task {
                 await withTaskGroup(of: Void.self) { group in
                     for client in 0..<clients {
@@ -322,7 +322,7 @@
             }
         }
 
-        func stop() { stopped.store(true, ordering: .relaxed) }
+        public func stop() { stopped.store(true, ordering: .relaxed) }
 
         private func client(_ client: Int) async {
             var sent = 0
@@ -357,21 +357,21 @@
         }
 
         /// `template` with `id` and the device `device`.
-        static func body(template: Data, id: UUID, device: String) -> Data {
+        public static func body(template: Data, id: UUID, device: String) -> Data {
             var object = (try? JSONSerialization.jsonObject(with: template)) as? [String: Any] ?? [:]
             object["id"] = id.uuidString.lowercased()
             object["device"] = ["id": device, "model": "iPhone15,2"]
             return try! JSONSerialization.data(withJSONObject: object)
         }
 
-        var acknowledged: Set<UUID> { state.withLock { $0.acknowledged } }
-        var answers: [Answer] { state.withLock { $0.answers } }
+        public var acknowledged: Set<UUID> { state.withLock { $0.acknowledged } }
+        public var answers: [Answer] { state.withLock { $0.answers } }
         /// Ids sent without an acknowledgement: in flight when it failed, or refused.
-        var unacknowledged: [UUID: Data] {
+        public var unacknowledged: [UUID: Data] {
             state.withLock { state in state.bodies.filter { !state.acknowledged.contains($0.key) } }
         }
         /// The instant of the first acknowledgement at or after `instant`.
-        func firstAcknowledgement(after instant: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        public func firstAcknowledgement(after instant: ContinuousClock.Instant) -> ContinuousClock.Instant? {
             state.withLock { state in
                 state.answers.filter { ($0.status == 200 || $0.status == 201) && $0.at >= instant }.map(\.at).min()
             }
@@ -379,9 +379,9 @@
     }
 
     /// What became of ids checked or sent again, by many requests at once.
-    enum Concurrently {
+    public enum Concurrently {
         /// `work` for every element, `width` at a time; the results in no particular order.
-        static func map<Element: Sendable, Result: Sendable>(
+        public static func map<Element: Sendable, Result: Sendable>(
             _ elements: [Element], width: Int = 8, _ work: @escaping @Sendable (Element) async -> Result
         ) async -> [Result] {
             await withTaskGroup(of: Result.self) { group in

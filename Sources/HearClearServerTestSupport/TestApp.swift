@@ -1,4 +1,5 @@
 import Foundation
+import HearClearEngine
 import HearClearModel
 import HearClearServer
 import HearClearStore
@@ -8,10 +9,8 @@ import HummingbirdTesting
 import Logging
 import PostgresNIO
 
-@testable import HearClearEngine
-
 /// Server settings for tests: resources from the repository.
-func testConfiguration() -> ServerConfiguration {
+public func testConfiguration() -> ServerConfiguration {
     var configuration = ServerConfiguration()
     configuration.resourcesDirectory = TestCluster.repositoryRoot
     configuration.port = 0
@@ -20,14 +19,14 @@ func testConfiguration() -> ServerConfiguration {
     return configuration
 }
 
-let testLogger: Logger = {
+public let testLogger: Logger = {
     var logger = Logger(label: "hearclear.test")
     logger.logLevel = .warning
     return logger
 }()
 
 /// Runs `body` against the real router on a fresh migrated database.
-func withRouterApp<T: Sendable>(
+public func withRouterApp<T: Sendable>(
     configuration: ServerConfiguration = testConfiguration(),
     _ body: @Sendable @escaping (any TestClientProtocol, PostgresClient) async throws -> T
 ) async throws -> T {
@@ -43,7 +42,9 @@ func withRouterApp<T: Sendable>(
 }
 
 /// Runs `body` against the whole application over a real socket (`.live`), as `serve` builds it.
-func withLiveApp<T: Sendable>(_ body: @Sendable @escaping (any TestClientProtocol, PostgresClient) async throws -> T)
+public func withLiveApp<T: Sendable>(
+    _ body: @Sendable @escaping (any TestClientProtocol, PostgresClient) async throws -> T
+)
     async throws -> T
 {
     try await withTestDatabase { client, databaseConfiguration in
@@ -56,7 +57,7 @@ func withLiveApp<T: Sendable>(_ body: @Sendable @escaping (any TestClientProtoco
 
 extension PostgresClient {
     /// Row counts of every table ingest writes to, to show nothing was written.
-    func writtenRows() async throws -> [String: Int] {
+    public func writtenRows() async throws -> [String: Int] {
         var counts: [String: Int] = [:]
         for table in ["venues", "devices", "checkins", "aggregation_queue"] {
             counts[table] = try await count(table)

@@ -1,6 +1,7 @@
 import Foundation
 import HearClearModel
 import HearClearServer
+import HearClearServerTestSupport
 import HearClearStore
 import HearClearTestSupport
 import PostgresNIO

@@ -4,14 +4,14 @@ import Synchronization
 
 /// Runs the built `hearclear` (or `hearclear-bench`) executable, which `swift build` / `swift test`
 /// put beside the test binary.
-enum HearClearCommand {
-    struct Result: Sendable {
-        var status: Int32
-        var output: String
-        var errors: String
+public enum HearClearCommand {
+    public struct Result: Sendable {
+        public var status: Int32
+        public var output: String
+        public var errors: String
     }
 
-    static func executable(_ program: String = "hearclear") -> URL {
+    public static func executable(_ program: String = "hearclear") -> URL {
         #if os(Linux)
             let testBinary = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
             return URL(fileURLWithPath: testBinary).deletingLastPathComponent().appendingPathComponent(program)
@@ -24,7 +24,7 @@ enum HearClearCommand {
     /// Runs `hearclear arguments…` to its end, off the concurrency pool; standard error goes
     /// through a file in `scratch` so neither pipe can fill up. `environment` is added to the
     /// test's own. A command still running after `limit` is killed and the call throws, naming it.
-    static func run(
+    public static func run(
         _ arguments: [String], program: String = "hearclear", scratch: URL, environment: [String: String] = [:],
         limit: Duration = TestPatience.command
     ) async throws -> Result {
@@ -62,14 +62,14 @@ enum HearClearCommand {
 
 /// Kills a child process (and what it started) once `limit` has passed or the test run is ended
 /// from outside (``TestWatchdog``); ``end()`` once it has ended by itself.
-final class ProcessWatch: Sendable {
+public final class ProcessWatch: Sendable {
     private final class State: Sendable {
-        let value = Mutex((ended: false, fired: false))
+        public let value = Mutex((ended: false, fired: false))
     }
     private let state = State()
     private let token: UInt64
 
-    init(_ process: Process, limit: Duration) {
+    public init(_ process: Process, limit: Duration) {
         let pid = process.processIdentifier
         token = TestWatchdog.register { ProcessWatch.kill(pid) }
         let state = self.state
@@ -90,7 +90,7 @@ final class ProcessWatch: Sendable {
     }
 
     /// SIGKILL of `pid` and, on Linux, of everything below it.
-    static func kill(_ pid: pid_t) {
+    public static func kill(_ pid: pid_t) {
         #if os(Linux)
             ProcessTree.killAndWait(root: pid, seconds: 5)
         #else
@@ -99,16 +99,16 @@ final class ProcessWatch: Sendable {
     }
 
     /// Whether the limit killed it.
-    var fired: Bool { state.value.withLock { $0.fired } }
+    public var fired: Bool { state.value.withLock { $0.fired } }
 
-    func end() {
+    public func end() {
         state.value.withLock { $0.ended = true }
         TestWatchdog.unregister(token)
     }
 }
 
 /// A private temporary folder for a test's own files, removed afterwards.
-func withScratchDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
+public func withScratchDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
         "hearclear-meter-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
