@@ -158,7 +158,7 @@ struct Simulate: AsyncParsableCommand {
         print("sent \(sent - failures.count) check-ins, \(failures.count) refused; truth written to \(truth)")
         if referenceModels > 0 { try await calibrate(city.models.prefix(referenceModels)) }
         if let first = failures.first { print("first refusal: \(first)") }
-        print("evaluate with: hearclear simulate --evaluate \(truth) --url \(client.endpoint)")
+        print("evaluate with: hearclear-bench simulate --evaluate \(truth) --url \(client.endpoint)")
     }
 
     /// Records a tone calibration of each of `models` as a calibrator would measure it (the

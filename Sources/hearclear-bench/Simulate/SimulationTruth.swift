@@ -1,6 +1,6 @@
 import Foundation
 
-/// What `hearclear simulate` knows and the server does not: written next to the run, read by
+/// What `hearclear-bench simulate` knows and the server does not: written next to the run, read by
 /// `--evaluate`.
 struct SimulationTruth: Codable {
     struct Cell: Codable {
