@@ -24,6 +24,12 @@ struct ReadReplicaTests {
 
     @Test("reads come from the replica, a new check-in shows once replayed, and a stopped replica falls back")
     func replicaServesReads() async throws {
+        // A standby is a cluster of its own (copied, started, streaming): the test takes its turn
+        // with the others that start clusters or servers, so that they do not starve one another.
+        try await TestSlots.processes.withSlot { try await replicaServesReadsInTurn() }
+    }
+
+    func replicaServesReadsInTurn() async throws {
         try await withTestDatabase { database, primary in
             let replica = try await TestCluster.shared.replica()
             let name = try #require(primary.database)
