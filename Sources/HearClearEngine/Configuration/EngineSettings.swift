@@ -2,21 +2,21 @@
 /// `serve` (README, "Configuration"), in the order the README lists them.
 public enum EngineSettings {
     public static let dataDirectory = Setting(
-        "hearclear.data.dir", .text, default: ".hearclear", scope: .database,
+        "hearclear.data.dir", .text, default: ".hearclear",
         help: "home of the embedded PostgreSQL (`<dir>/postgres`)")
     public static let resources = Setting(
-        "hearclear.resources", .text, default: ".", shown: "working directory", scope: .database,
+        "hearclear.resources", .text, default: ".", shown: "working directory",
         help: "folder holding `Migrations/`, `Admin/` and `API/`; the server refuses to start without them")
     public static let databaseURL = Setting(
-        "database.url", .text, default: nil, shown: "unset: embedded", secret: true, scope: .database,
+        "database.url", .text, default: nil, shown: "unset: embedded", secret: true,
         help:
             "use this PostgreSQL and start nothing, e.g. `postgres://user:pass@host:5432/db`. `?sslmode=require` turns TLS on; `?host=/socket/dir` selects a Unix socket"
     )
     public static let logFormat = Setting(
-        "hearclear.log.format", .text, default: "text", scope: .database,
+        "hearclear.log.format", .text, default: "text",
         help: "`text` or `json` (one JSON object per line)")
     public static let logLevel = Setting(
-        "hearclear.log.level", .text, default: "info", scope: .database,
+        "hearclear.log.level", .text, default: "info",
         help: "`trace`, `debug`, `info`, `notice`, `warning`, `error`, `critical`")
     public static let maxDistanceMetres = Setting(
         "hearclear.max.distance.metres", .number, default: "250",
@@ -44,12 +44,12 @@ public enum EngineSettings {
             "a PostgreSQL streaming replica for reads that miss the read cache; writes, the queue and LISTEN stay on the primary, and reads go to the primary while the replica does not answer"
     )
     public static let dataLicense = Setting(
-        "hearclear.data.license", .text, default: DataLicense.odbl.name, scope: .export,
+        "hearclear.data.license", .text, default: DataLicense.odbl.name,
         help:
             "licence the open-data exports are published under, named in the GeoJSON and a `Link` header (also `hearclear export`)"
     )
     public static let dataLicenseURL = Setting(
-        "hearclear.data.license.url", .text, default: nil, shown: "the ODbL 1.0 text", scope: .export,
+        "hearclear.data.license.url", .text, default: nil, shown: "the ODbL 1.0 text",
         help: "where the licence's text is (absolute http(s) URL); needed with any licence but the default")
 
     /// What every command that reaches the database takes.

@@ -15,21 +15,6 @@ public struct Setting: Sendable, Hashable {
         case flag
     }
 
-    /// Which commands take the setting.
-    public enum Scope: String, Sendable, Comparable {
-        /// Every command that reaches the database (`serve`, `migrate`, `devices`, …).
-        case database
-        /// `serve` and `export`: the open data's licence.
-        case export
-        /// `serve` only.
-        case serve
-
-        public static func < (lhs: Scope, rhs: Scope) -> Bool {
-            let order: [Scope] = [.database, .export, .serve]
-            return order.firstIndex(of: lhs)! < order.firstIndex(of: rhs)!
-        }
-    }
-
     /// The configuration key, dot-separated (`hearclear.port`, `database.url`).
     public let key: String
     public let kind: Kind
@@ -41,11 +26,10 @@ public struct Setting: Sendable, Hashable {
     public let help: String
     /// Kept out of logs and debug output (passwords, URLs with credentials).
     public let isSecret: Bool
-    public let scope: Scope
 
     public init(
         _ key: String, _ kind: Kind, default defaultValue: String?, shown shownDefault: String? = nil,
-        secret isSecret: Bool = false, scope: Scope = .serve, help: String
+        secret isSecret: Bool = false, help: String
     ) {
         self.key = key
         self.kind = kind
@@ -53,7 +37,6 @@ public struct Setting: Sendable, Hashable {
         self.shownDefault = shownDefault
         self.help = help
         self.isSecret = isSecret
-        self.scope = scope
     }
 
     /// `hearclear.http.max.age` → `HEARCLEAR_HTTP_MAX_AGE` (swift-configuration's rule).

@@ -29,31 +29,31 @@ public struct RateLimitConfiguration: Sendable, Equatable {
 
     public init(reader: ConfigReader) throws {
         self.init()
-        func limit(_ setting: Setting, _ fallback: RateLimit) throws -> RateLimit {
-            let key = setting.key
-            guard let text = reader.string(forKey: ConfigKey(key)) else { return fallback }
+        // The text given, else the declared default, read by the same rule.
+        func limit(_ setting: Setting) throws -> RateLimit {
+            let text = reader.string(setting)!
             guard let limit = RateLimit(text) else {
                 throw ConfigurationError.invalid(
-                    "\(key) must be N/s, N/min or N/h (e.g. 20/h), or 0 for no limit, not '\(text)'")
+                    "\(setting.key) must be N/s, N/min or N/h (e.g. 20/h), or 0 for no limit, not '\(text)'")
             }
             return limit
         }
-        func networks(_ setting: Setting, _ fallback: [IPNetwork]) throws -> [IPNetwork] {
-            let key = setting.key
-            guard let text = reader.string(forKey: ConfigKey(key)) else { return fallback }
+        func networks(_ setting: Setting) throws -> [IPNetwork] {
+            guard let text = reader.string(setting) else { return [] }
             guard let networks = [IPNetwork].parse(text) else {
                 throw ConfigurationError.invalid(
-                    "\(key) must be addresses or networks separated by commas (e.g. 10.0.0.0/8,::1), not '\(text)'")
+                    "\(setting.key) must be addresses or networks separated by commas (e.g. 10.0.0.0/8,::1), not '\(text)'"
+                )
             }
             return networks
         }
-        checkinsPerDevice = try limit(ServerSettings.rateCheckinsDevice, checkinsPerDevice)
-        checkinsPerAddress = try limit(ServerSettings.rateCheckinsAddress, checkinsPerAddress)
-        meteringPerAddress = try limit(ServerSettings.rateMeteringAddress, meteringPerAddress)
-        searchesPerAddress = try limit(ServerSettings.rateSearchesAddress, searchesPerAddress)
-        reportsPerDevice = try limit(ServerSettings.rateReportsDevice, reportsPerDevice)
-        reportsPerAddress = try limit(ServerSettings.rateReportsAddress, reportsPerAddress)
-        trustedProxies = try networks(ServerSettings.trustedProxies, trustedProxies)
-        exempt = try networks(ServerSettings.rateExempt, exempt)
+        checkinsPerDevice = try limit(ServerSettings.rateCheckinsDevice)
+        checkinsPerAddress = try limit(ServerSettings.rateCheckinsAddress)
+        meteringPerAddress = try limit(ServerSettings.rateMeteringAddress)
+        searchesPerAddress = try limit(ServerSettings.rateSearchesAddress)
+        reportsPerDevice = try limit(ServerSettings.rateReportsDevice)
+        reportsPerAddress = try limit(ServerSettings.rateReportsAddress)
+        trustedProxies = try networks(ServerSettings.trustedProxies)
+        exempt = try networks(ServerSettings.rateExempt)
     }
 }

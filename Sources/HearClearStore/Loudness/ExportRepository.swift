@@ -29,10 +29,8 @@ public struct ExportRepository: Sendable {
         public var cells: [StoredCell]
     }
 
-    public typealias Stamp = ExportStamp
-
-    /// The current ``Stamp``, in one query.
-    public func stamp() async throws -> Stamp {
+    /// The current ``ExportStamp``, in one query.
+    public func stamp() async throws -> ExportStamp {
         let rows = try await client.query(
             """
             SELECT greatest(
@@ -44,9 +42,9 @@ public struct ExportRepository: Sendable {
             """,
             logger: logger)
         for try await (last, cells, venues) in rows.decode((Date?, Int64, Int64).self) {
-            return Stamp(lastChange: last, cells: Int(cells), venues: Int(venues))
+            return ExportStamp(lastChange: last, cells: Int(cells), venues: Int(venues))
         }
-        return Stamp(lastChange: nil, cells: 0, venues: 0)
+        return ExportStamp(lastChange: nil, cells: 0, venues: 0)
     }
 
     /// Up to `limit` venues with cells whose id is above `afterID`, in id order, each with all its
