@@ -18,6 +18,9 @@ public struct Engine: Sendable {
     public let decisions: CheckinDecisions
     /// Search, alternatives and similar venues.
     public let finder: VenueFinder
+    /// Every venue in memory for search; answers once ``SearchIndexService`` has loaded it (and
+    /// a listener tells it the changes), PostgreSQL until then.
+    public let searchIndex: SearchIndex
     /// Where reads go: `replica` when given and answering, else `client`.
     public let reads: ReadDatabase
     /// Phone calibration: the crowd fit, reference calibrations, overrides.
@@ -56,7 +59,9 @@ public struct Engine: Sendable {
             database: reads, checkins: checkins, cache: cache, referenceOffsetDB: configuration.referenceOffsetDB,
             logger: logger)
         venues = VenueDirectory(venues: venueStore, loudness: loudness)
-        finder = VenueFinder(database: reads, loudness: loudness, logger: logger)
+        searchIndex = SearchIndex(
+            enabled: configuration.searchIndex, referenceOffsetDB: configuration.referenceOffsetDB)
+        finder = VenueFinder(database: reads, loudness: loudness, index: searchIndex, logger: logger)
         devices = DeviceDirectory(
             devices: DeviceRepository(client: client, logger: logger),
             administration: DeviceAdministration(client: client, logger: logger))

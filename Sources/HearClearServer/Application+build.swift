@@ -42,8 +42,10 @@ public func buildApplication(
     // After the client, so that it stops before the client does.
     app.addServices(
         engine.worker(gate: schemaReady),
+        SearchIndexService(index: engine.searchIndex, engine: engine),
         ReadCacheListener(
-            cache: cache, changes: engine.readChanges, gate: schemaReady, outage: engine.outage, logger: logger))
+            cache: cache, index: engine.searchIndex, changes: engine.readChanges, gate: schemaReady,
+            outage: engine.outage, logger: logger))
     if database.replica != nil { app.addServices(engine.reads) }
     return app
 }

@@ -34,6 +34,8 @@ public struct EngineConfiguration: Sendable {
     public var aggregationWorkers = EngineSettings.aggregationWorkers.defaultInt
     /// Seconds between crowd calibration fits (``Calibrator``); 0: never (only on demand).
     public var calibrationIntervalSeconds = EngineSettings.calibrationInterval.defaultInt
+    /// Whether search is answered from the in-memory venue index (``SearchIndex``).
+    public var searchIndex = EngineSettings.searchIndex.defaultValue == "on"
     /// The licence the open-data exports are published under (``DataLicense/configured(name:url:)``).
     public var dataLicense = DataLicense.odbl
 
@@ -63,6 +65,12 @@ public struct EngineConfiguration: Sendable {
         referenceOffsetDB = reader.double(EngineSettings.referenceOffsetDB)
         aggregationWorkers = reader.int(EngineSettings.aggregationWorkers)
         calibrationIntervalSeconds = reader.int(EngineSettings.calibrationInterval)
+        switch reader.string(EngineSettings.searchIndex) {
+        case "on": searchIndex = true
+        case "off": searchIndex = false
+        case let other:
+            throw ConfigurationError.invalid("search index must be 'on' or 'off', not '\(other ?? "")'")
+        }
         dataLicense = try DataLicense.configured(
             name: reader.string(forKey: ConfigKey(EngineSettings.dataLicense.key)),
             url: reader.string(forKey: ConfigKey(EngineSettings.dataLicenseURL.key)))

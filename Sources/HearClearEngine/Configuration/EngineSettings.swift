@@ -38,6 +38,11 @@ public enum EngineSettings {
         help:
             "seconds between crowd calibration fits of the phone models' offsets (first one interval after start; `0`: never, fit with `hearclear calibrate models --fit`)"
     )
+    public static let searchIndex = Setting(
+        "hearclear.search.index", .text, default: "on",
+        help:
+            "`on`: search, alternatives and similar venues are answered from every venue held in memory (loaded at start, kept true by NOTIFY; PostgreSQL answers while it loads); `off`: PostgreSQL answers them all"
+    )
     public static let databaseReadURL = Setting(
         "database.read.url", .text, default: nil, secret: true,
         help:
@@ -56,7 +61,7 @@ public enum EngineSettings {
     public static let database = [dataDirectory, resources, databaseURL, logFormat, logLevel]
     /// The engine's part of `serve` (and ``databaseReadURL``).
     public static let serve = [
-        maxDistanceMetres, referenceOffsetDB, databaseConnections, aggregationWorkers, calibrationInterval,
+        maxDistanceMetres, referenceOffsetDB, databaseConnections, aggregationWorkers, calibrationInterval, searchIndex,
     ]
     /// The open data's licence (`serve` and `export`).
     public static let license = [dataLicense, dataLicenseURL]

@@ -137,16 +137,23 @@ public struct LoudnessReads: Sendable {
 
     /// A stored cell as reported, labelled with `bands`.
     public func cell(_ cell: StoredCell, bands: Bands) -> Cell {
-        let level = Self.rounded(cell.levelDBFS + referenceOffsetDB)
+        self.cell(
+            localHour: LocalHour(weekday: cell.weekday, hour: cell.hour), levelDBFS: cell.levelDBFS,
+            rangeDBFS: (cell.rangeLowDBFS, cell.rangeHighDBFS), checkins: cell.checkins, devices: cell.devices,
+            confidence: cell.confidence, basis: cell.basis, character: cell.character, bands: bands)
+    }
+
+    /// A cell's stored values as reported, labelled with `bands` (the search index keeps only these).
+    func cell(
+        localHour: LocalHour, levelDBFS: Double, rangeDBFS: (low: Double, high: Double), checkins: Int, devices: Int,
+        confidence: String, basis: PatternEstimate.Basis?, character stored: CellCharacter? = nil, bands: Bands
+    ) -> Cell {
+        let level = Self.rounded(levelDBFS + referenceOffsetDB)
         return Cell(
-            localHour: LocalHour(weekday: cell.weekday, hour: cell.hour), levelDB: level,
-            unroundedLevelDB: cell.levelDBFS + referenceOffsetDB,
-            rangeDB: Self.rounded(
-                cell.rangeLowDBFS + referenceOffsetDB)...Self.rounded(
-                    cell.rangeHighDBFS + referenceOffsetDB),
-            label: Self.label(ofCalibratedDB: level, bands: bands), checkins: cell.checkins, devices: cell.devices,
-            confidence: cell.confidence, basis: cell.basis,
-            character: cell.character.map { character($0, levelDB: level) })
+            localHour: localHour, levelDB: level, unroundedLevelDB: levelDBFS + referenceOffsetDB,
+            rangeDB: Self.rounded(rangeDBFS.low + referenceOffsetDB)...Self.rounded(rangeDBFS.high + referenceOffsetDB),
+            label: Self.label(ofCalibratedDB: level, bands: bands), checkins: checkins, devices: devices,
+            confidence: confidence, basis: basis, character: stored.map { character($0, levelDB: level) })
     }
 
     /// A stored character as reported beside a cell of calibrated (rounded) level `levelDB`.

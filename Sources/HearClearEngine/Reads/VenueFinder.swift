@@ -6,11 +6,13 @@ import LoudnessCore
 import PostgresNIO
 
 /// Finding a quiet place (docs/ARCHITECTURE.md, "Search"): venues near a point by their loudness
-/// at an hour, quieter alternatives to a venue, and venues with a similar week. PostgreSQL finds
-/// and orders by distance (PostGIS) and level; this type turns labels into level ranges and
-/// stored cells into what the API shows.
+/// at an hour, quieter alternatives to a venue, and venues with a similar week. The
+/// ``SearchIndex`` finds and orders them when it is ready, PostgreSQL (PostGIS) otherwise, with
+/// the same answers; this type turns labels into level ranges and stored cells into what the API
+/// shows.
 public struct VenueFinder: Sendable {
     let database: ReadDatabase
+    let index: SearchIndex
     private let primary: VenueSearchRepository
     private let replica: VenueSearchRepository?
     let loudness: LoudnessReads
@@ -23,8 +25,9 @@ public struct VenueFinder: Sendable {
     /// Most venues compared with one for similarity. Default 500, the nearest.
     public static let similarCandidates = 500
 
-    public init(database: ReadDatabase, loudness: LoudnessReads, logger: Logger) {
+    public init(database: ReadDatabase, loudness: LoudnessReads, index: SearchIndex, logger: Logger) {
         self.database = database
+        self.index = index
         primary = VenueSearchRepository(client: database.primary, logger: logger)
         replica = database.replica.map { VenueSearchRepository(client: $0, logger: logger) }
         self.loudness = loudness
@@ -103,11 +106,20 @@ public struct VenueFinder: Sendable {
     }
 
     private func page(_ query: VenueSearchQuery, limit: Int, bands: Bands) async throws -> Page {
+        if let found = index.search(query) {
+            return Page(hits: found.prefix(limit).map { hit($0, bands: bands) }, hasMore: found.count > limit)
+        }
+        let found = try await databasePage(query)
+        return Page(hits: found.prefix(limit).map { hit($0, bands: bands) }, hasMore: found.count > limit)
+    }
+
+    /// The page PostgreSQL finds (`query.limit` hits at most), whatever the index's state.
+    func databasePage(_ query: VenueSearchQuery) async throws -> [VenueSearchHit] {
+        SearchIndex.answeredByDatabase()
         let referenceOffsetDB = loudness.referenceOffsetDB
-        let found = try await database.read { [self] in
+        return try await database.read { [self] in
             try await store($0).search(query, referenceOffsetDB: referenceOffsetDB)
         }
-        return Page(hits: found.prefix(limit).map { hit($0, bands: bands) }, hasMore: found.count > limit)
     }
 
     private func hit(_ found: VenueSearchHit, bands: Bands) -> Hit {
@@ -115,6 +127,28 @@ public struct VenueFinder: Sendable {
             venue: found.venue, checkins: found.checkins, distanceMetres: found.distanceMetres,
             overall: found.overallDB.map { ($0, LoudnessReads.label(ofCalibratedDB: $0, bands: bands)) },
             cell: found.cell.map { loudness.cell($0, bands: bands) }, position: found.position)
+    }
+
+    private func hit(_ found: SearchIndex.Hit, bands: Bands) -> Hit {
+        Hit(
+            venue: found.venue, checkins: found.checkins, distanceMetres: found.distanceMetres,
+            overall: found.overallDB.map { ($0, LoudnessReads.label(ofCalibratedDB: $0, bands: bands)) },
+            cell: found.cell.map { cell(index: $0.index, $0.cell, bands: bands) }, position: found.position)
+    }
+
+    /// A cell the index holds, as reported: what ``LoudnessReads/cell(_:bands:)`` makes of the
+    /// same stored values.
+    private func cell(index: Int, _ cell: IndexedVenue.PackedCell, bands: Bands) -> LoudnessReads.Cell {
+        loudness.cell(
+            localHour: LocalHour(weekday: index / 24 + 1, hour: index % 24), levelDBFS: Double(cell.levelDBFS),
+            rangeDBFS: (Double(cell.rangeLowDBFS), Double(cell.rangeHighDBFS)), checkins: Int(cell.checkins),
+            devices: Int(cell.devices), confidence: cell.confidenceName, basis: cell.estimateBasis, bands: bands)
+    }
+
+    /// A venue by external id, from the index when it is ready.
+    private func venue(externalID: String) async throws -> Venue? {
+        if let held = index.venue(externalID: externalID) { return held }
+        return try await loudness.venue(externalID: externalID)
     }
 
     /// Alternatives to one venue: where it stands at `at`, and venues near it quieter then.
@@ -130,9 +164,14 @@ public struct VenueFinder: Sendable {
     public func alternatives(
         externalID: String, at: Date, radiusMetres: Double, limit: Int, bands: Bands
     ) async throws -> Alternatives? {
-        guard let venue = try await loudness.venue(externalID: externalID) else { return nil }
-        let stored = try await database.read { [self] in try await store($0).cell(venueID: venue.id, at: at) }
-        let own = stored.map { loudness.cell($0, bands: bands) }
+        guard let venue = try await venue(externalID: externalID) else { return nil }
+        let own: LoudnessReads.Cell?
+        if let held = index.cell(venueID: venue.id, at: at) {
+            own = held.map { cell(index: $0.index, $0.cell, bands: bands) }
+        } else {
+            let stored = try await database.read { [self] in try await store($0).cell(venueID: venue.id, at: at) }
+            own = stored.map { loudness.cell($0, bands: bands) }
+        }
         guard let own else { return Alternatives(cell: nil, hits: []) }
         let query = VenueSearchQuery(
             latitude: venue.latitude, longitude: venue.longitude, radiusMetres: radiusMetres, at: at,
@@ -170,12 +209,20 @@ public struct VenueFinder: Sendable {
     /// difference, at least ``minimumSharedCells`` cells in common), closest first; `nil` for an
     /// unknown venue, empty when it has no measured cells.
     public func similar(externalID: String, radiusMetres: Double, limit: Int) async throws -> [Similar]? {
-        guard let venue = try await loudness.venue(externalID: externalID) else { return nil }
+        guard let venue = try await venue(externalID: externalID) else { return nil }
         // One read: the venue's own row comes with its neighbours' (it is the nearest of them).
-        let found = try await database.read { [self] in
-            try await store($0).patterns(
-                latitude: venue.latitude, longitude: venue.longitude, radiusMetres: radiusMetres,
-                limit: Self.similarCandidates + 1)
+        let found: [VenuePattern]
+        if let held = index.patterns(
+            latitude: venue.latitude, longitude: venue.longitude, radiusMetres: radiusMetres,
+            limit: Self.similarCandidates + 1)
+        {
+            found = held
+        } else {
+            found = try await database.read { [self] in
+                try await store($0).patterns(
+                    latitude: venue.latitude, longitude: venue.longitude, radiusMetres: radiusMetres,
+                    limit: Self.similarCandidates + 1)
+            }
         }
         guard let own = found.first(where: { $0.venue.id == venue.id })?.measuredLevelsDBFS else {
             return []

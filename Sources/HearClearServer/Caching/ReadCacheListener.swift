@@ -3,12 +3,15 @@ import HearClearModel
 import Logging
 import ServiceLifecycle
 
-/// Keeps this instance's ``ReadCache`` true: LISTENs on ``ReadChange/channel`` (on a connection of
-/// its own, to the primary) and drops exactly what each notification names. While it is not
-/// listening — before the first LISTEN, and from a lost connection until it listens again — the
-/// cache is empty and answers nothing, so reads go to the database.
+/// Keeps this instance's ``ReadCache`` and ``SearchIndex`` true: LISTENs on ``ReadChange/channel``
+/// (on a connection of its own, to the primary) and drops exactly what each notification names
+/// (the index reads those venues again). While it is not listening — before the first LISTEN, and
+/// from a lost connection until it listens again — the cache is empty and answers nothing, and
+/// the index is stale, so reads and searches go to the database; each time it listens the index
+/// loads again.
 struct ReadCacheListener: Service {
     let cache: ReadCache
+    let index: SearchIndex
     let changes: ReadChangeFeed
     let gate: StartupGate
     let outage: DatabaseOutage
@@ -24,13 +27,16 @@ struct ReadCacheListener: Service {
         await cancelWhenGracefulShutdown {
             await changes.listen(retryDelay: retryDelay) {
                 cache.setListening(true)
+                index.listening()
                 // Listening again after a loss: the database is back.
                 outage.answered(logger: logger)
                 logger.debug("read cache listening")
             } notified: { change in
                 cache.invalidate(change)
+                index.notified(change)
             } lost: { error in
                 cache.setListening(false)
+                index.lost()
                 // During an outage this repeats every retry: told once, with the outage (a lost
                 // connection alone is not an outage: the gate waits for a failed request).
                 if outage.isDown {
@@ -43,5 +49,6 @@ struct ReadCacheListener: Service {
             }
         }
         cache.setListening(false)
+        index.lost()
     }
 }

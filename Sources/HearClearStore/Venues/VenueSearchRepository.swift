@@ -3,11 +3,18 @@ import HearClearModel
 import Logging
 import PostgresNIO
 
-/// Searches venues by distance with PostGIS and by loudness with `venue_levels`. No distance
-/// maths happens in Swift: PostgreSQL computes, filters and sorts.
+/// Searches venues by distance with PostGIS and by loudness with `venue_levels`: the truth the
+/// search index answers as (and the path while it loads, is stale or is off).
 public struct VenueSearchRepository: Sendable {
     let client: PostgresClient
     let logger: Logger
+
+    /// Within the radius means `location <-> point ≤ radius`: the distance every search reports
+    /// and sorts by, the one `SphereDistance` computes to the same double. `ST_DWithin` alone
+    /// decides by a distance of its own (a cached tree's, which may differ from `<->`'s by
+    /// ~10⁻⁸ m), so it only selects candidates from the index, with this margin, and `<->`
+    /// decides.
+    static let withinMarginMetres = 0.01
 
     public init(client: PostgresClient, logger: Logger) {
         self.client = client
@@ -47,7 +54,9 @@ public struct VenueSearchRepository: Sendable {
                 FROM venues v
                 WHERE ST_DWithin(
                         v.location, ST_SetSRID(ST_MakePoint(\(query.longitude), \(query.latitude)), 4326)::geography,
-                        \(query.radiusMetres), false)
+                        \(query.radiusMetres) + \(Self.withinMarginMetres), false)
+                  AND v.location <-> ST_SetSRID(ST_MakePoint(\(query.longitude), \(query.latitude)), 4326)::geography
+                      <= \(query.radiusMetres)
                   AND (\(query.category)::text IS NULL OR v.category = \(query.category)::text)
                   AND v.id IS DISTINCT FROM \(query.excludingVenueID)::bigint
                   AND (\(after == nil)
@@ -99,7 +108,8 @@ public struct VenueSearchRepository: Sendable {
                 SELECT s.venue_id AS id, s.location <-> q.point AS distance, s.overall_dbfs, s.levels, s.timezone,
                        s.utc_offset_min, true AS has_levels
                 FROM venue_levels s CROSS JOIN q
-                WHERE \(filtered) AND ST_DWithin(s.location, q.point, \(query.radiusMetres), false)
+                WHERE \(filtered) AND ST_DWithin(s.location, q.point, \(query.radiusMetres) + \(Self.withinMarginMetres), false)
+                  AND s.location <-> q.point <= \(query.radiusMetres)
                   AND (\(query.category)::text IS NULL OR s.category = \(query.category)::text)
                   AND s.venue_id IS DISTINCT FROM \(query.excludingVenueID)::bigint
                 UNION ALL
@@ -107,7 +117,8 @@ public struct VenueSearchRepository: Sendable {
                        s.venue_id IS NOT NULL
                 FROM venues v CROSS JOIN q
                 LEFT JOIN venue_levels s ON s.venue_id = v.id
-                WHERE NOT \(filtered) AND ST_DWithin(v.location, q.point, \(query.radiusMetres), false)
+                WHERE NOT \(filtered) AND ST_DWithin(v.location, q.point, \(query.radiusMetres) + \(Self.withinMarginMetres), false)
+                  AND v.location <-> q.point <= \(query.radiusMetres)
                   AND (\(query.category)::text IS NULL OR v.category = \(query.category)::text)
                   AND v.id IS DISTINCT FROM \(query.excludingVenueID)::bigint),
             clocks AS MATERIALIZED (
@@ -200,12 +211,13 @@ public struct VenueSearchRepository: Sendable {
             """
             WITH q AS (SELECT ST_SetSRID(ST_MakePoint(\(longitude), \(latitude)), 4326)::geography AS point)
             SELECT \(unescaped: Self.venueColumns), coalesce(n.checkins, 0),
-                   ST_Distance(s.location, q.point, false) AS distance,
+                   s.location <-> q.point AS distance,
                    \(unescaped: Self.measuredLevelsWithoutNulls), s.overall_dbfs::float8
             FROM venue_levels s CROSS JOIN q
             JOIN venues v ON v.id = s.venue_id
             LEFT JOIN venue_counts n ON n.venue_id = s.venue_id
-            WHERE ST_DWithin(s.location, q.point, \(radiusMetres), false)
+            WHERE ST_DWithin(s.location, q.point, \(radiusMetres) + \(Self.withinMarginMetres), false)
+              AND s.location <-> q.point <= \(radiusMetres)
             ORDER BY distance, v.id
             LIMIT \(limit)
             """,

@@ -1,0 +1,150 @@
+import Foundation
+import HearClearModel
+import LoudnessCore
+
+/// One search over a ``VenueTable``, with exactly the semantics of ``VenueSearchRepository``'s
+/// queries (docs/ARCHITECTURE.md, "Search"):
+///
+/// * within the radius: `distance ≤ radius`, the distance from the venue to the point on
+///   PostGIS's sphere (``SphereDistance``, the same double as `location <-> point`);
+/// * with a level filter only venues with cells (`venue_levels`) are candidates, else every venue;
+/// * a venue's level is, with `at`, its hour's level at the venue-local hour of `at` by its clock,
+///   else its overall level; rounded as SQL rounds, `floor(x · 10 + 0.5) / 10`, from the stored
+///   `real` plus the reference offset;
+/// * filters: level present, `≤ maximumDB`, `< belowDB`, band (`width_bucket` over the bands'
+///   upper bounds) among `bandIndexes`;
+/// * order `(levelKey, distance, id)`, the level key being, quietest first, the level (1e9 for
+///   none), nearest first 0; after a cursor, strictly greater keys.
+struct Searcher {
+    let table: VenueTable
+    let query: VenueSearchQuery
+    let referenceOffsetDB: Double
+
+    /// What stands in for "no level" in the level order (as in SQL).
+    static let noLevelKey = 1.0e9
+
+    private struct Candidate {
+        var key: Double
+        var distance: Double
+        var id: Int64
+        var slot: Int32
+        var level: Double?
+        var hour: Int?
+    }
+
+    /// The page, or `nil` when a candidate's zone is unknown to Foundation (only PostgreSQL can
+    /// tell its hour).
+    func run() -> [SearchIndex.Hit]? {
+        let filter = query.filter
+        let byLevel = query.order == .level
+        let point = SphereDistance.Point(latitude: query.latitude, longitude: query.longitude)
+        let category: Int32?
+        if let name = query.category {
+            guard let number = table.categories[name] else { return [] }
+            category = number
+        } else {
+            category = nil
+        }
+        let afterKey = query.after.map { after in byLevel ? (after.levelDB ?? Self.noLevelKey) : 0 }
+        // The hour (0…167) of `at` by each clock, found once per clock: −2 not yet, −1 unknown.
+        var hourOfClock = [Int](repeating: -2, count: table.clockList.count)
+        var unknownClock = false
+        var candidates: [Candidate] = []
+
+        table.forEachWithin(latitude: query.latitude, longitude: query.longitude, radiusMetres: query.radiusMetres) {
+            slot, venuePoint in
+            guard !unknownClock, let venue = table.venues[Int(slot)] else { return }
+            if filter != nil, venue.levels == nil { return }
+            if let category, venue.category != category { return }
+            if venue.venue.id == query.excludingVenueID { return }
+            // The hour and level first: with a filter most venues fail there, before measuring.
+            var hour: Int?
+            var level: Double?
+            if let levels = venue.levels {
+                if let at = query.at {
+                    if levels.clock >= 0 {
+                        let clock = Int(levels.clock)
+                        if hourOfClock[clock] == -2 {
+                            if let venueClock = table.clockList[clock] {
+                                let local = venueClock.localHour(at: at)
+                                hourOfClock[clock] = (local.weekday - 1) * 24 + local.hour
+                            } else {
+                                hourOfClock[clock] = -1
+                            }
+                        }
+                        guard hourOfClock[clock] >= 0 else {
+                            unknownClock = true
+                            return
+                        }
+                        hour = hourOfClock[clock]
+                        level = levels.levels[hourOfClock[clock]].map { rounded(Double($0)) }
+                    }
+                } else if !levels.overallDBFS.isNaN {
+                    level = rounded(Double(levels.overallDBFS))
+                }
+            }
+            if let filter, !passes(level, filter) { return }
+            let distance = SphereDistance.metres(from: venuePoint, to: point)
+            guard distance <= query.radiusMetres else { return }
+            let key = byLevel ? (level ?? Self.noLevelKey) : 0
+            if let after = query.after, let afterKey {
+                guard (key, distance, venue.venue.id) > (afterKey, after.distanceMetres, after.venueID) else { return }
+            }
+            candidates.append(
+                Candidate(key: key, distance: distance, id: venue.venue.id, slot: slot, level: level, hour: hour))
+        }
+        guard !unknownClock else { return nil }
+        let limit = max(0, query.limit)
+        let page = Self.smallest(limit, of: candidates) { ($0.key, $0.distance, $0.id) < ($1.key, $1.distance, $1.id) }
+        return page.compactMap { candidate in
+            guard let venue = table.venues[Int(candidate.slot)] else { return nil }
+            let levels = venue.levels
+            let overall = levels.flatMap { $0.overallDBFS.isNaN ? nil : rounded(Double($0.overallDBFS)) }
+            let cell = candidate.hour.flatMap { hour in levels?.cells[hour].map { (hour, $0) } }
+            return SearchIndex.Hit(
+                venue: venue.venue, checkins: venue.checkins, distanceMetres: candidate.distance, overallDB: overall,
+                cell: cell,
+                position: .init(
+                    levelDB: byLevel ? candidate.level : nil, distanceMetres: candidate.distance,
+                    venueID: venue.venue.id))
+        }
+    }
+
+    /// A stored level made calibrated and rounded as SQL does.
+    func rounded(_ dbfs: Double) -> Double {
+        ((dbfs + referenceOffsetDB) * 10 + 0.5).rounded(.down) / 10
+    }
+
+    /// Whether a level passes the filter (a venue without a level never does).
+    func passes(_ level: Double?, _ filter: VenueSearchQuery.LevelFilter) -> Bool {
+        guard let level else { return false }
+        if let maximum = filter.maximumDB, !(level <= maximum) { return false }
+        if let below = filter.belowDB, !(level < below) { return false }
+        if !filter.bandIndexes.isEmpty {
+            // width_bucket(level, bounds): how many of the (ascending) bounds are ≤ level.
+            let band = filter.bandBounds.reduce(0) { $0 + ($1 <= level ? 1 : 0) }
+            guard filter.bandIndexes.contains(band) else { return false }
+        }
+        return true
+    }
+
+    /// The `count` smallest of `elements` by `less`, in order.
+    static func smallest<T>(_ count: Int, of elements: [T], by less: (T, T) -> Bool) -> [T] {
+        guard elements.count > count else { return elements.sorted(by: less) }
+        guard count > 0 else { return [] }
+        if count * 8 >= elements.count { return Array(elements.sorted(by: less).prefix(count)) }
+        // Keep the best `count` seen, sorted; most elements are rejected by one comparison.
+        var best = Array(elements.prefix(count)).sorted(by: less)
+        for element in elements.dropFirst(count) where less(element, best[count - 1]) {
+            var low = 0
+            var high = count - 1
+            while low < high {
+                let middle = (low + high) / 2
+                if less(element, best[middle]) { high = middle } else { low = middle + 1 }
+            }
+            best.removeLast()
+            best.insert(element, at: low)
+        }
+        return best
+    }
+}

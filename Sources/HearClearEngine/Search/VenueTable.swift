@@ -1,0 +1,174 @@
+import Foundation
+import HearClearModel
+import LoudnessCore
+
+/// The search index's venues (docs/ARCHITECTURE.md, "Search"): every venue by slot, found by id
+/// and external id, and placed in the cells of a ``SearchGrid``, each cell's venues in contiguous
+/// arrays (their slots, and their points prepared for measuring). Not thread-safe: ``SearchIndex``
+/// guards it.
+struct VenueTable: Sendable {
+    /// One grid cell's venues.
+    struct GridCell: Sendable {
+        var slots: [Int32] = []
+        var latitudes: [Double] = []
+        var longitudes: [Double] = []
+        var points: [SphereDistance.Point] = []
+    }
+
+    /// A venue-local clock: a zone or a fixed UTC offset (search's, `venue_cell_index`).
+    enum ClockKey: Hashable, Sendable {
+        case zone(String)
+        case offset(minutes: Int)
+    }
+
+    let grid: SearchGrid
+    private(set) var venues: [IndexedVenue?] = []
+    private var freeSlots: [Int32] = []
+    private(set) var slotByID: [Int64: Int32] = [:]
+    private(set) var slotByExternalID: [String: Int32] = [:]
+    private(set) var cells: [SearchGrid.Cell: GridCell] = [:]
+    private(set) var categories: [String: Int32] = [:]
+    private(set) var clocks: [ClockKey: Int32] = [:]
+    /// By clock number: the clock, `nil` for a zone Foundation does not know (PostgreSQL does).
+    private(set) var clockList: [VenueClock?] = []
+    /// What the venues take, estimated (``IndexedVenue/estimatedBytes``).
+    private(set) var bytes = 0
+    /// Venues with a `venue_levels` row.
+    private(set) var venuesWithLevels = 0
+
+    init(grid: SearchGrid) {
+        self.grid = grid
+    }
+
+    var count: Int { slotByID.count }
+
+    /// Puts a venue's row in (replacing what the index held of the same venue, by id).
+    mutating func insert(_ row: SearchIndexRow) {
+        remove(id: row.venue.id)
+        if let other = slotByExternalID[row.venue.externalID] { remove(slot: other) }
+        var category: Int32 = -1
+        if let name = row.venue.category { category = categoryNumber(name) }
+        var levels: IndexedVenue.Levels?
+        if let stored = row.levels { levels = packed(stored) }
+        let venue = IndexedVenue(
+            venue: row.venue, checkins: row.checkins, category: category,
+            point: SphereDistance.Point(latitude: row.venue.latitude, longitude: row.venue.longitude), levels: levels)
+        let slot: Int32
+        if let free = freeSlots.popLast() {
+            slot = free
+            venues[Int(slot)] = venue
+        } else {
+            slot = Int32(venues.count)
+            venues.append(venue)
+        }
+        slotByID[row.venue.id] = slot
+        slotByExternalID[row.venue.externalID] = slot
+        let cell = grid.cell(latitude: row.venue.latitude, longitude: row.venue.longitude)
+        cells[cell, default: GridCell()].append(slot: slot, venue: venue)
+        bytes += venue.estimatedBytes
+        if venue.levels != nil { venuesWithLevels += 1 }
+    }
+
+    /// Takes out the venue with this external id, if held.
+    mutating func remove(externalID: String) {
+        if let slot = slotByExternalID[externalID] { remove(slot: slot) }
+    }
+
+    private mutating func remove(id: Int64) {
+        if let slot = slotByID[id] { remove(slot: slot) }
+    }
+
+    private mutating func remove(slot: Int32) {
+        guard let venue = venues[Int(slot)] else { return }
+        let cell = grid.cell(latitude: venue.venue.latitude, longitude: venue.venue.longitude)
+        cells[cell]?.remove(slot: slot)
+        if cells[cell]?.slots.isEmpty == true { cells[cell] = nil }
+        slotByID[venue.venue.id] = nil
+        slotByExternalID[venue.venue.externalID] = nil
+        venues[Int(slot)] = nil
+        freeSlots.append(slot)
+        bytes -= venue.estimatedBytes
+        if venue.levels != nil { venuesWithLevels -= 1 }
+    }
+
+    private mutating func categoryNumber(_ category: String) -> Int32 {
+        if let number = categories[category] { return number }
+        let number = Int32(categories.count)
+        categories[category] = number
+        return number
+    }
+
+    private mutating func clockNumber(_ levels: SearchIndexRow.Levels) -> Int32 {
+        let key: ClockKey
+        if let zone = levels.timezone {
+            key = .zone(zone)
+        } else if let offset = levels.utcOffsetMinutes {
+            key = .offset(minutes: offset)
+        } else {
+            return -1
+        }
+        if let number = clocks[key] { return number }
+        let number = Int32(clockList.count)
+        clocks[key] = number
+        switch key {
+        case .zone(let zone): clockList.append(VenueClock(timeZoneIdentifier: zone))
+        case .offset(let minutes): clockList.append(VenueClock(utcOffsetMinutes: minutes))
+        }
+        return number
+    }
+
+    private mutating func packed(_ row: SearchIndexRow.Levels) -> IndexedVenue.Levels {
+        IndexedVenue.Levels(
+            clock: clockNumber(row), overallDBFS: row.overallDBFS ?? .nan, levels: HourMap(row.levelsDBFS),
+            measured: HourMap(
+                zip(row.levelsDBFS, row.measured).map { level, measured in measured ? level : nil }),
+            cells: HourMap(pairs: row.cells.map { (hour: $0.index, value: IndexedVenue.PackedCell($0)) }))
+    }
+}
+
+extension VenueTable.GridCell {
+    mutating func append(slot: Int32, venue: IndexedVenue) {
+        slots.append(slot)
+        latitudes.append(venue.venue.latitude)
+        longitudes.append(venue.venue.longitude)
+        points.append(venue.point)
+    }
+
+    mutating func remove(slot: Int32) {
+        guard let position = slots.firstIndex(of: slot) else { return }
+        slots.swapAt(position, slots.count - 1)
+        latitudes.swapAt(position, latitudes.count - 1)
+        longitudes.swapAt(position, longitudes.count - 1)
+        points.swapAt(position, points.count - 1)
+        slots.removeLast()
+        latitudes.removeLast()
+        longitudes.removeLast()
+        points.removeLast()
+    }
+}
+
+extension IndexedVenue {
+    /// What one venue takes in the index, estimated: its record, the heap storage of its longer
+    /// strings (Swift keeps up to 15 UTF-8 bytes inline), its packed hours, its place in its grid
+    /// cell and in the two lookups by id.
+    var estimatedBytes: Int {
+        func heap(_ text: String?) -> Int {
+            guard let count = text?.utf8.count, count > 15 else { return 0 }
+            return 32 + count
+        }
+        var bytes = MemoryLayout<IndexedVenue?>.stride
+        bytes +=
+            heap(venue.externalID) + heap(venue.name) + heap(venue.address) + heap(venue.timezone)
+            + heap(venue.category)
+        // Grid cell: slot, latitude, longitude, point; lookups: id and external id entries.
+        bytes += 4 + 8 + 8 + MemoryLayout<SphereDistance.Point>.stride
+        bytes += (8 + 4) + (16 + 4 + heap(venue.externalID))
+        if let levels {
+            bytes += 3 * 32
+            bytes += levels.levels.count * MemoryLayout<Float>.stride
+            bytes += levels.measured.count * MemoryLayout<Float>.stride
+            bytes += levels.cells.count * MemoryLayout<IndexedVenue.PackedCell>.stride
+        }
+        return bytes
+    }
+}
