@@ -11,18 +11,30 @@ struct IndexedVenue: Sendable {
     var point: SphereDistance.Point
     var levels: Levels?
 
-    /// The venue's `venue_levels` row and cells.
-    struct Levels: Sendable {
+    /// The venue's `venue_levels` row and cells: a reference, so that a venue without cells pays
+    /// one word for it.
+    final class Levels: Sendable {
         /// The clock's number in the index (``VenueTable/clocks``); −1 for none.
-        var clock: Int32
+        let clock: Int32
         /// NaN for none.
-        var overallDBFS: Float
+        let overallDBFS: Float
         /// Every hour's level (measured or estimated): what search filters and sorts by.
-        var levels: HourMap<Float>
+        let levels: HourMap<Float>
         /// The measured hours' levels: what similarity compares.
-        var measured: HourMap<Float>
+        let measured: HourMap<Float>
         /// The cells as reported.
-        var cells: HourMap<PackedCell>
+        let cells: HourMap<PackedCell>
+
+        init(
+            clock: Int32, overallDBFS: Float, levels: HourMap<Float>, measured: HourMap<Float>,
+            cells: HourMap<PackedCell>
+        ) {
+            self.clock = clock
+            self.overallDBFS = overallDBFS
+            self.levels = levels
+            self.measured = measured
+            self.cells = cells
+        }
     }
 
     /// A cell as search reports it, in 24 bytes.

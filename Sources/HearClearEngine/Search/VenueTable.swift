@@ -28,6 +28,8 @@ struct VenueTable: Sendable {
     private(set) var slotByExternalID: [String: Int32] = [:]
     private(set) var cells: [SearchGrid.Cell: GridCell] = [:]
     private(set) var categories: [String: Int32] = [:]
+    /// Zones and categories, one copy each: every venue's document shares it.
+    private var shared: [String: String] = [:]
     private(set) var clocks: [ClockKey: Int32] = [:]
     /// By clock number: the clock, `nil` for a zone Foundation does not know (PostgreSQL does).
     private(set) var clockList: [VenueClock?] = []
@@ -46,6 +48,9 @@ struct VenueTable: Sendable {
     mutating func insert(_ row: SearchIndexRow) {
         remove(id: row.venue.id)
         if let other = slotByExternalID[row.venue.externalID] { remove(slot: other) }
+        var row = row
+        row.venue.timezone = row.venue.timezone.map { share($0) }
+        row.venue.category = row.venue.category.map { share($0) }
         var category: Int32 = -1
         if let name = row.venue.category { category = categoryNumber(name) }
         var levels: IndexedVenue.Levels?
@@ -89,6 +94,14 @@ struct VenueTable: Sendable {
         freeSlots.append(slot)
         bytes -= venue.estimatedBytes
         if venue.levels != nil { venuesWithLevels -= 1 }
+    }
+
+    /// The one copy of `text` the table keeps (counted once in ``bytes``).
+    private mutating func share(_ text: String) -> String {
+        if let copy = shared[text] { return copy }
+        shared[text] = text
+        bytes += 2 * IndexedVenue.heapBytes(text) + 16
+        return text
     }
 
     private mutating func categoryNumber(_ category: String) -> Int32 {
@@ -152,23 +165,26 @@ extension IndexedVenue {
     /// strings (Swift keeps up to 15 UTF-8 bytes inline), its packed hours, its place in its grid
     /// cell and in the two lookups by id.
     var estimatedBytes: Int {
-        func heap(_ text: String?) -> Int {
-            guard let count = text?.utf8.count, count > 15 else { return 0 }
-            return 32 + count
-        }
+        let heap = Self.heapBytes
         var bytes = MemoryLayout<IndexedVenue?>.stride
-        bytes +=
-            heap(venue.externalID) + heap(venue.name) + heap(venue.address) + heap(venue.timezone)
-            + heap(venue.category)
+        // Zones and categories are shared (``VenueTable/share(_:)``), counted once there.
+        bytes += heap(venue.externalID) + heap(venue.name) + heap(venue.address)
         // Grid cell: slot, latitude, longitude, point; lookups: id and external id entries.
         bytes += 4 + 8 + 8 + MemoryLayout<SphereDistance.Point>.stride
         bytes += (8 + 4) + (16 + 4 + heap(venue.externalID))
         if let levels {
-            bytes += 3 * 32
+            bytes += 16 + 2 * MemoryLayout<Int32>.stride + 3 * MemoryLayout<HourMap<Float>>.stride + 3 * 32
             bytes += levels.levels.count * MemoryLayout<Float>.stride
             bytes += levels.measured.count * MemoryLayout<Float>.stride
             bytes += levels.cells.count * MemoryLayout<IndexedVenue.PackedCell>.stride
         }
         return bytes
+    }
+
+    /// The heap storage of a string: none up to 15 UTF-8 bytes (kept inline), else a header and
+    /// the bytes.
+    static func heapBytes(_ text: String?) -> Int {
+        guard let count = text?.utf8.count, count > 15 else { return 0 }
+        return 32 + count
     }
 }
