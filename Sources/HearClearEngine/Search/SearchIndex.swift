@@ -269,12 +269,11 @@ public final class SearchIndex: Sendable {
             let table = state.table
             let point = SphereDistance.Point(latitude: latitude, longitude: longitude)
             var found: [(distance: Double, id: Int64, slot: Int32)] = []
-            table.forEachWithin(latitude: latitude, longitude: longitude, radiusMetres: radiusMetres) {
-                slot, venuePoint in
-                guard let venue = table.venues[Int(slot)], venue.levels != nil else { return }
-                let distance = SphereDistance.metres(from: venuePoint, to: point)
+            table.forEachWithin(latitude: latitude, longitude: longitude, radiusMetres: radiusMetres) { cell, k in
+                guard cell.levels[k] != nil else { return }
+                let distance = SphereDistance.metres(from: cell.points[k], to: point)
                 guard distance <= radiusMetres else { return }
-                found.append((distance, venue.venue.id, slot))
+                found.append((distance, cell.ids[k], cell.slots[k]))
             }
             found.sort { ($0.distance, $0.id) < ($1.distance, $1.id) }
             return found.prefix(max(0, limit)).compactMap { entry in
@@ -289,17 +288,17 @@ public final class SearchIndex: Sendable {
 }
 
 extension VenueTable {
-    /// Calls `body` with the slot and point of every venue in the box of the cap of `radiusMetres`
-    /// around a point (a superset of those within it).
+    /// Calls `body` with the grid cell and position of every venue in the box of the cap of
+    /// `radiusMetres` around a point (a superset of those within it).
     func forEachWithin(
-        latitude: Double, longitude: Double, radiusMetres: Double, _ body: (Int32, SphereDistance.Point) -> Void
+        latitude: Double, longitude: Double, radiusMetres: Double, _ body: (GridCell, Int) -> Void
     ) {
         let cap = SearchGrid.Cap(latitude: latitude, longitude: longitude, radiusMetres: radiusMetres)
         for cell in grid.cells(touching: cap) {
             guard let gridCell = cells[cell] else { continue }
             for k in gridCell.slots.indices
             where cap.contains(latitude: gridCell.latitudes[k], longitude: gridCell.longitudes[k]) {
-                body(gridCell.slots[k], gridCell.points[k])
+                body(gridCell, k)
             }
         }
     }

@@ -48,52 +48,54 @@ struct Searcher {
         let afterKey = query.after.map { after in byLevel ? (after.levelDB ?? Self.noLevelKey) : 0 }
         // The hour (0…167) of `at` by each clock, found once per clock: −2 not yet, −1 unknown.
         var hourOfClock = [Int](repeating: -2, count: table.clockList.count)
-        var unknownClock = false
         var candidates: [Candidate] = []
 
-        table.forEachWithin(latitude: query.latitude, longitude: query.longitude, radiusMetres: query.radiusMetres) {
-            slot, venuePoint in
-            guard !unknownClock, let venue = table.venues[Int(slot)] else { return }
-            if filter != nil, venue.levels == nil { return }
-            if let category, venue.category != category { return }
-            if venue.venue.id == query.excludingVenueID { return }
-            // The hour and level first: with a filter most venues fail there, before measuring.
-            var hour: Int?
-            var level: Double?
-            if let levels = venue.levels {
-                if let at = query.at {
-                    if levels.clock >= 0 {
-                        let clock = Int(levels.clock)
-                        if hourOfClock[clock] == -2 {
-                            if let venueClock = table.clockList[clock] {
-                                let local = venueClock.localHour(at: at)
-                                hourOfClock[clock] = (local.weekday - 1) * 24 + local.hour
-                            } else {
-                                hourOfClock[clock] = -1
+        let cap = SearchGrid.Cap(
+            latitude: query.latitude, longitude: query.longitude, radiusMetres: query.radiusMetres)
+        for gridKey in table.grid.cells(touching: cap) {
+            guard let cell = table.cells[gridKey] else { continue }
+            for k in 0..<cell.slots.count {
+                guard cap.contains(latitude: cell.latitudes[k], longitude: cell.longitudes[k]) else { continue }
+                let levels = cell.levels[k]
+                if filter != nil, levels == nil { continue }
+                if let category, cell.categories[k] != category { continue }
+                let id = cell.ids[k]
+                if id == query.excludingVenueID { continue }
+                // The hour and level first: with a filter most venues fail there, before measuring.
+                var hour: Int?
+                var level: Double?
+                if let levels {
+                    if let at = query.at {
+                        if levels.clock >= 0 {
+                            let clock = Int(levels.clock)
+                            if hourOfClock[clock] == -2 {
+                                if let venueClock = table.clockList[clock] {
+                                    let local = venueClock.localHour(at: at)
+                                    hourOfClock[clock] = (local.weekday - 1) * 24 + local.hour
+                                } else {
+                                    hourOfClock[clock] = -1
+                                }
                             }
+                            // A zone only PostgreSQL knows: only it can tell the hour.
+                            guard hourOfClock[clock] >= 0 else { return nil }
+                            hour = hourOfClock[clock]
+                            level = levels.levels[hourOfClock[clock]].map { rounded(Double($0)) }
                         }
-                        guard hourOfClock[clock] >= 0 else {
-                            unknownClock = true
-                            return
-                        }
-                        hour = hourOfClock[clock]
-                        level = levels.levels[hourOfClock[clock]].map { rounded(Double($0)) }
+                    } else if !levels.overallDBFS.isNaN {
+                        level = rounded(Double(levels.overallDBFS))
                     }
-                } else if !levels.overallDBFS.isNaN {
-                    level = rounded(Double(levels.overallDBFS))
                 }
+                if let filter, !passes(level, filter) { continue }
+                let distance = SphereDistance.metres(from: cell.points[k], to: point)
+                guard distance <= query.radiusMetres else { continue }
+                let key = byLevel ? (level ?? Self.noLevelKey) : 0
+                if let after = query.after, let afterKey {
+                    guard (key, distance, id) > (afterKey, after.distanceMetres, after.venueID) else { continue }
+                }
+                candidates.append(
+                    Candidate(key: key, distance: distance, id: id, slot: cell.slots[k], level: level, hour: hour))
             }
-            if let filter, !passes(level, filter) { return }
-            let distance = SphereDistance.metres(from: venuePoint, to: point)
-            guard distance <= query.radiusMetres else { return }
-            let key = byLevel ? (level ?? Self.noLevelKey) : 0
-            if let after = query.after, let afterKey {
-                guard (key, distance, venue.venue.id) > (afterKey, after.distanceMetres, after.venueID) else { return }
-            }
-            candidates.append(
-                Candidate(key: key, distance: distance, id: venue.venue.id, slot: slot, level: level, hour: hour))
         }
-        guard !unknownClock else { return nil }
         let limit = max(0, query.limit)
         let page = Self.smallest(limit, of: candidates) { ($0.key, $0.distance, $0.id) < ($1.key, $1.distance, $1.id) }
         return page.compactMap { candidate in

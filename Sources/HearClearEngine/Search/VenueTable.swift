@@ -7,12 +7,16 @@ import LoudnessCore
 /// arrays (their slots, and their points prepared for measuring). Not thread-safe: ``SearchIndex``
 /// guards it.
 struct VenueTable: Sendable {
-    /// One grid cell's venues.
+    /// One grid cell's venues, in parallel arrays of what a search reads of every venue in a
+    /// touched cell (so it never copies a venue's record out until it is on the page).
     struct GridCell: Sendable {
         var slots: [Int32] = []
         var latitudes: [Double] = []
         var longitudes: [Double] = []
         var points: [SphereDistance.Point] = []
+        var ids: [Int64] = []
+        var categories: [Int32] = []
+        var levels: [IndexedVenue.Levels?] = []
     }
 
     /// A venue-local clock: a zone or a fixed UTC offset (search's, `venue_cell_index`).
@@ -145,18 +149,28 @@ extension VenueTable.GridCell {
         latitudes.append(venue.venue.latitude)
         longitudes.append(venue.venue.longitude)
         points.append(venue.point)
+        ids.append(venue.venue.id)
+        categories.append(venue.category)
+        levels.append(venue.levels)
     }
 
     mutating func remove(slot: Int32) {
         guard let position = slots.firstIndex(of: slot) else { return }
-        slots.swapAt(position, slots.count - 1)
-        latitudes.swapAt(position, latitudes.count - 1)
-        longitudes.swapAt(position, longitudes.count - 1)
-        points.swapAt(position, points.count - 1)
+        let last = slots.count - 1
+        slots.swapAt(position, last)
+        latitudes.swapAt(position, last)
+        longitudes.swapAt(position, last)
+        points.swapAt(position, last)
+        ids.swapAt(position, last)
+        categories.swapAt(position, last)
+        levels.swapAt(position, last)
         slots.removeLast()
         latitudes.removeLast()
         longitudes.removeLast()
         points.removeLast()
+        ids.removeLast()
+        categories.removeLast()
+        levels.removeLast()
     }
 }
 
@@ -169,8 +183,9 @@ extension IndexedVenue {
         var bytes = MemoryLayout<IndexedVenue?>.stride
         // Zones and categories are shared (``VenueTable/share(_:)``), counted once there.
         bytes += heap(venue.externalID) + heap(venue.name) + heap(venue.address)
-        // Grid cell: slot, latitude, longitude, point; lookups: id and external id entries.
-        bytes += 4 + 8 + 8 + MemoryLayout<SphereDistance.Point>.stride
+        // Grid cell: slot, latitude, longitude, point, id, category, levels; lookups: id and
+        // external id entries.
+        bytes += 4 + 8 + 8 + MemoryLayout<SphereDistance.Point>.stride + 8 + 4 + 8
         bytes += (8 + 4) + (16 + 4 + heap(venue.externalID))
         if let levels {
             bytes += 16 + 2 * MemoryLayout<Int32>.stride + 3 * MemoryLayout<HourMap<Float>>.stride + 3 * 32
