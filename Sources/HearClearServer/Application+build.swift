@@ -42,10 +42,13 @@ public func buildApplication(
     // After the client, so that it stops before the client does.
     app.addServices(
         engine.worker(gate: schemaReady),
-        SearchIndexService(index: engine.searchIndex, engine: engine),
         ReadCacheListener(
             cache: cache, index: engine.searchIndex, changes: engine.readChanges, gate: schemaReady,
             outage: engine.outage, logger: logger))
+    // Off, the index has nothing to do, and a service that ends would end the server.
+    if configuration.engine.searchIndex {
+        app.addServices(SearchIndexService(index: engine.searchIndex, engine: engine))
+    }
     if database.replica != nil { app.addServices(engine.reads) }
     return app
 }

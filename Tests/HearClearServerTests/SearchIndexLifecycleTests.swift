@@ -4,6 +4,8 @@ import HearClearModel
 import HearClearServerTestSupport
 import HearClearStore
 import HearClearTestSupport
+import Hummingbird
+import HummingbirdTesting
 import LoudnessCore
 import PostgresNIO
 import Testing
@@ -176,6 +178,20 @@ struct SearchIndexLifecycleTests {
             #expect(index.search(Self.query) == nil)
             let page = try await engine.finder.search(Self.everything, bands: .standard)
             #expect(page.hits.count == 40)
+        }
+    }
+
+    @Test("a server starts and searches with `--search-index off` as with it on")
+    func serverWithAndWithout() async throws {
+        for enabled in [false, true] {
+            try await EngineTestApp.run(configure: { $0.engine.searchIndex = enabled }) { client, database in
+                try await SearchTests.seed(SearchTests.city(), client: database)
+                let body = try #require(
+                    try await JSONProbe.get("/api/v2/venues?\(SearchTests.near)&radius=5000&limit=100", from: client))
+                #expect(SearchTests.ids(body).count == 40)
+                // Still serving (a service that ended would have ended the server).
+                #expect(try await client.execute(uri: "/health", method: .get) { $0.status } == .ok)
+            }
         }
     }
 
