@@ -68,20 +68,52 @@ public enum RFC3339 {
 
     /// UTC, with milliseconds only when the time has a fraction: `2026-11-21T10:03:04Z`.
     public static func format(_ date: Date) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        append(date, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends ``format(_:)``'s text of `date` as ASCII bytes, with no string made on the way
+    /// (every document with dates writes them so).
+    public static func append(_ date: Date, to bytes: inout [UInt8]) {
         let totalMilliseconds = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
         let milliseconds = ((totalMilliseconds % 1000) + 1000) % 1000
         let seconds = (totalMilliseconds - milliseconds) / 1000
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         let (y, m, d) = civilFromDays(days)
-        func pad(_ value: Int, _ width: Int) -> String {
-            let s = String(value)
-            return String(repeating: "0", count: max(0, width - s.count)) + s
+        func digits(_ value: Int, _ width: Int) {
+            var text = String(value)
+            if text.count < width { text = String(repeating: "0", count: width - text.count) + text }
+            bytes.append(contentsOf: text.utf8)
         }
-        var text = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secondOfDay / 3600, 2)):"
-        text += "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
-        if milliseconds != 0 { text += ".\(pad(milliseconds, 3))" }
-        return text + "Z"
+        func two(_ value: Int) {
+            bytes.append(UInt8(ascii: "0") + UInt8(value / 10))
+            bytes.append(UInt8(ascii: "0") + UInt8(value % 10))
+        }
+        if (0...9999).contains(y) {
+            two(y / 100)
+            two(y % 100)
+        } else {
+            digits(y, 4)
+        }
+        bytes.append(UInt8(ascii: "-"))
+        two(m)
+        bytes.append(UInt8(ascii: "-"))
+        two(d)
+        bytes.append(UInt8(ascii: "T"))
+        two(secondOfDay / 3600)
+        bytes.append(UInt8(ascii: ":"))
+        two(secondOfDay / 60 % 60)
+        bytes.append(UInt8(ascii: ":"))
+        two(secondOfDay % 60)
+        if milliseconds != 0 {
+            bytes.append(UInt8(ascii: "."))
+            bytes.append(UInt8(ascii: "0") + UInt8(milliseconds / 100))
+            two(milliseconds % 100)
+        }
+        bytes.append(UInt8(ascii: "Z"))
     }
 
     public static func daysInMonth(year: Int, month: Int) -> Int {

@@ -270,7 +270,6 @@ public final class SearchIndex: Sendable {
             let point = SphereDistance.Point(latitude: latitude, longitude: longitude)
             var found: [(distance: Double, id: Int64, slot: Int32)] = []
             table.forEachWithin(latitude: latitude, longitude: longitude, radiusMetres: radiusMetres) { cell, k in
-                guard cell.levels[k] != nil else { return }
                 let distance = SphereDistance.metres(from: cell.points[k], to: point)
                 guard distance <= radiusMetres else { return }
                 found.append((distance, cell.ids[k], cell.slots[k]))
@@ -288,8 +287,8 @@ public final class SearchIndex: Sendable {
 }
 
 extension VenueTable {
-    /// Calls `body` with the grid cell and position of every venue in the box of the cap of
-    /// `radiusMetres` around a point (a superset of those within it).
+    /// Calls `body` with the grid cell and position of every venue with cells in the box of the
+    /// cap of `radiusMetres` around a point (a superset of those within it).
     func forEachWithin(
         latitude: Double, longitude: Double, radiusMetres: Double, _ body: (GridCell, Int) -> Void
     ) {

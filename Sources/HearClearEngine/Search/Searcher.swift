@@ -35,7 +35,7 @@ struct Searcher {
     /// The page, or `nil` when a candidate's zone is unknown to Foundation (only PostgreSQL can
     /// tell its hour).
     func run() -> [SearchIndex.Hit]? {
-        let filter = query.filter
+        let filter = query.filter.map(LevelTest.init)
         let byLevel = query.order == .level
         let point = SphereDistance.Point(latitude: query.latitude, longitude: query.longitude)
         let category: Int32?
@@ -52,48 +52,56 @@ struct Searcher {
 
         let cap = SearchGrid.Cap(
             latitude: query.latitude, longitude: query.longitude, radiusMetres: query.radiusMetres)
+        // With a level filter only venues with cells can pass (PostgreSQL then reads `venue_levels`).
+        let lists = filter == nil ? [table.cells, table.plainCells] : [table.cells]
         for gridKey in table.grid.cells(touching: cap) {
-            guard let cell = table.cells[gridKey] else { continue }
-            for k in 0..<cell.slots.count {
-                guard cap.contains(latitude: cell.latitudes[k], longitude: cell.longitudes[k]) else { continue }
-                let levels = cell.levels[k]
-                if filter != nil, levels == nil { continue }
-                if let category, cell.categories[k] != category { continue }
-                let id = cell.ids[k]
-                if id == query.excludingVenueID { continue }
-                // The hour and level first: with a filter most venues fail there, before measuring.
-                var hour: Int?
-                var level: Double?
-                if let levels {
-                    if let at = query.at {
-                        if levels.clock >= 0 {
-                            let clock = Int(levels.clock)
-                            if hourOfClock[clock] == -2 {
-                                if let venueClock = table.clockList[clock] {
-                                    let local = venueClock.localHour(at: at)
-                                    hourOfClock[clock] = (local.weekday - 1) * 24 + local.hour
-                                } else {
-                                    hourOfClock[clock] = -1
-                                }
-                            }
-                            // A zone only PostgreSQL knows: only it can tell the hour.
-                            guard hourOfClock[clock] >= 0 else { return nil }
-                            hour = hourOfClock[clock]
-                            level = levels.levels[hourOfClock[clock]].map { rounded(Double($0)) }
+            for list in lists {
+                guard let cell = list[gridKey] else { continue }
+                for k in 0..<cell.slots.count {
+                    guard cap.contains(latitude: cell.latitudes[k], longitude: cell.longitudes[k]) else { continue }
+                    if let category, cell.categories[k] != category { continue }
+                    let id = cell.ids[k]
+                    if id == query.excludingVenueID { continue }
+                    // The hour and level first: with a filter most venues fail there, before measuring.
+                    var hour: Int?
+                    var level: Double?
+                    var unknownZone = false
+                    // Unmanaged, read in place: the venue's record holds it, and reading costs no
+                    // reference counting (which was a fifth of a search).
+                    cell.levels[k]?._withUnsafeGuaranteedRef { levels in
+                        guard let at = query.at else {
+                            if !levels.overallDBFS.isNaN { level = rounded(Double(levels.overallDBFS)) }
+                            return
                         }
-                    } else if !levels.overallDBFS.isNaN {
-                        level = rounded(Double(levels.overallDBFS))
+                        guard levels.clock >= 0 else { return }
+                        let clock = Int(levels.clock)
+                        if hourOfClock[clock] == -2 {
+                            if let venueClock = table.clockList[clock] {
+                                let local = venueClock.localHour(at: at)
+                                hourOfClock[clock] = (local.weekday - 1) * 24 + local.hour
+                            } else {
+                                hourOfClock[clock] = -1
+                            }
+                        }
+                        guard hourOfClock[clock] >= 0 else {
+                            unknownZone = true
+                            return
+                        }
+                        hour = hourOfClock[clock]
+                        level = levels.levels[hourOfClock[clock]].map { rounded(Double($0)) }
                     }
+                    // A zone only PostgreSQL knows: only it can tell the hour.
+                    if unknownZone { return nil }
+                    if let filter, !filter.passes(level) { continue }
+                    let distance = SphereDistance.metres(from: cell.points[k], to: point)
+                    guard distance <= query.radiusMetres else { continue }
+                    let key = byLevel ? (level ?? Self.noLevelKey) : 0
+                    if let after = query.after, let afterKey {
+                        guard (key, distance, id) > (afterKey, after.distanceMetres, after.venueID) else { continue }
+                    }
+                    candidates.append(
+                        Candidate(key: key, distance: distance, id: id, slot: cell.slots[k], level: level, hour: hour))
                 }
-                if let filter, !passes(level, filter) { continue }
-                let distance = SphereDistance.metres(from: cell.points[k], to: point)
-                guard distance <= query.radiusMetres else { continue }
-                let key = byLevel ? (level ?? Self.noLevelKey) : 0
-                if let after = query.after, let afterKey {
-                    guard (key, distance, id) > (afterKey, after.distanceMetres, after.venueID) else { continue }
-                }
-                candidates.append(
-                    Candidate(key: key, distance: distance, id: id, slot: cell.slots[k], level: level, hour: hour))
             }
         }
         let limit = max(0, query.limit)
@@ -117,17 +125,37 @@ struct Searcher {
         ((dbfs + referenceOffsetDB) * 10 + 0.5).rounded(.down) / 10
     }
 
-    /// Whether a level passes the filter (a venue without a level never does).
-    func passes(_ level: Double?, _ filter: VenueSearchQuery.LevelFilter) -> Bool {
-        guard let level else { return false }
-        if let maximum = filter.maximumDB, !(level <= maximum) { return false }
-        if let below = filter.belowDB, !(level < below) { return false }
-        if !filter.bandIndexes.isEmpty {
-            // width_bucket(level, bounds): how many of the (ascending) bounds are ≤ level.
-            let band = filter.bandBounds.reduce(0) { $0 + ($1 <= level ? 1 : 0) }
-            guard filter.bandIndexes.contains(band) else { return false }
+    /// A level filter, ready for testing thousands of levels: no optionals, the bands as a bit set.
+    struct LevelTest {
+        let maximum: Double
+        let below: Double
+        let bounds: [Double]
+        /// Bit `i` set: band `i` passes; `nil`: no band filter.
+        let bands: UInt64?
+
+        init(_ filter: VenueSearchQuery.LevelFilter) {
+            maximum = filter.maximumDB ?? .infinity
+            below = filter.belowDB ?? .infinity
+            bounds = filter.bandBounds
+            if filter.bandIndexes.isEmpty {
+                bands = nil
+            } else {
+                bands = filter.bandIndexes.reduce(UInt64(0)) { bits, index in
+                    (0..<64).contains(index) ? bits | (1 << UInt64(index)) : bits
+                }
+            }
         }
-        return true
+
+        /// Whether a level passes (a venue without a level never does): `≤ maximum`, `< below`,
+        /// and its band — `width_bucket(level, bounds)`, how many of the ascending bounds are
+        /// ≤ level — among the bands.
+        func passes(_ level: Double?) -> Bool {
+            guard let level, level <= maximum, level < below else { return false }
+            guard let bands else { return true }
+            var band = 0
+            for bound in bounds where bound <= level { band += 1 }
+            return band < 64 && bands & (1 << UInt64(band)) != 0
+        }
     }
 
     /// The `count` smallest of `elements` by `less`, in order.

@@ -16,7 +16,8 @@ struct VenueTable: Sendable {
         var points: [SphereDistance.Point] = []
         var ids: [Int64] = []
         var categories: [Int32] = []
-        var levels: [IndexedVenue.Levels?] = []
+        /// Not counted references: the venue's record (``venues``) holds each.
+        var levels: [Unmanaged<IndexedVenue.Levels>?] = []
     }
 
     /// A venue-local clock: a zone or a fixed UTC offset (search's, `venue_cell_index`).
@@ -30,7 +31,10 @@ struct VenueTable: Sendable {
     private var freeSlots: [Int32] = []
     private(set) var slotByID: [Int64: Int32] = [:]
     private(set) var slotByExternalID: [String: Int32] = [:]
+    /// The grid's cells of the venues with cells, and of those without: a search with a level
+    /// filter reads only the first, as PostgreSQL reads only `venue_levels`.
     private(set) var cells: [SearchGrid.Cell: GridCell] = [:]
+    private(set) var plainCells: [SearchGrid.Cell: GridCell] = [:]
     private(set) var categories: [String: Int32] = [:]
     /// Zones and categories, one copy each: every venue's document shares it.
     private var shared: [String: String] = [:]
@@ -73,7 +77,11 @@ struct VenueTable: Sendable {
         slotByID[row.venue.id] = slot
         slotByExternalID[row.venue.externalID] = slot
         let cell = grid.cell(latitude: row.venue.latitude, longitude: row.venue.longitude)
-        cells[cell, default: GridCell()].append(slot: slot, venue: venue)
+        if venue.levels != nil {
+            cells[cell, default: GridCell()].append(slot: slot, venue: venue)
+        } else {
+            plainCells[cell, default: GridCell()].append(slot: slot, venue: venue)
+        }
         bytes += venue.estimatedBytes
         if venue.levels != nil { venuesWithLevels += 1 }
     }
@@ -90,8 +98,13 @@ struct VenueTable: Sendable {
     private mutating func remove(slot: Int32) {
         guard let venue = venues[Int(slot)] else { return }
         let cell = grid.cell(latitude: venue.venue.latitude, longitude: venue.venue.longitude)
-        cells[cell]?.remove(slot: slot)
-        if cells[cell]?.slots.isEmpty == true { cells[cell] = nil }
+        if venue.levels != nil {
+            cells[cell]?.remove(slot: slot)
+            if cells[cell]?.slots.isEmpty == true { cells[cell] = nil }
+        } else {
+            plainCells[cell]?.remove(slot: slot)
+            if plainCells[cell]?.slots.isEmpty == true { plainCells[cell] = nil }
+        }
         slotByID[venue.venue.id] = nil
         slotByExternalID[venue.venue.externalID] = nil
         venues[Int(slot)] = nil
@@ -151,7 +164,7 @@ extension VenueTable.GridCell {
         points.append(venue.point)
         ids.append(venue.venue.id)
         categories.append(venue.category)
-        levels.append(venue.levels)
+        levels.append(venue.levels.map { Unmanaged.passUnretained($0) })
     }
 
     mutating func remove(slot: Int32) {

@@ -93,7 +93,13 @@ struct JSONWriter {
     }
 
     mutating func date(_ value: Date?) {
-        string(value.map(RFC3339.format))
+        guard let value else { return string(nil) }
+        // RFC 3339 in UTC needs no escaping: straight into the bytes.
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        RFC3339.append(value, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
     }
 
     private mutating func value(_ text: String) {

@@ -172,16 +172,38 @@ struct SearchParameters {
 
     /// The link to the next page: these parameters with `cursor` set.
     func next(path: String, cursor: SearchCursor) -> String {
-        var components = URLComponents()
-        components.path = path
-        components.queryItems =
-            query.filter { $0.key != "cursor" }.sorted { $0.key < $1.key }.map {
-                URLQueryItem(name: $0.key, value: $0.value)
+        var link = Array(path.utf8)
+        var first = true
+        let items = query.filter { $0.key != "cursor" }.sorted { $0.key < $1.key } + [("cursor", cursor.encoded)]
+        for (name, value) in items {
+            link.append(first ? UInt8(ascii: "?") : UInt8(ascii: "&"))
+            first = false
+            Self.appendEncoded(name, to: &link)
+            link.append(UInt8(ascii: "="))
+            Self.appendEncoded(value, to: &link)
+        }
+        return String(decoding: link, as: UTF8.self)
+    }
+
+    /// A query name or value, percent-encoded as `URLComponents` encodes query items, except
+    /// that `+` (an RFC 3339 offset) is `%2B`, never left to be read as a space, and `&`, `=`
+    /// and `#` are encoded too: kept as they are, the unreserved characters and `!$'()*,;:@/?`.
+    static func appendEncoded(_ text: String, to bytes: inout [UInt8]) {
+        let hex = Array("0123456789ABCDEF".utf8)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"), UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "'"), UInt8(ascii: "("),
+                UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: ":"),
+                UInt8(ascii: "@"), UInt8(ascii: "/"), UInt8(ascii: "?"):
+                bytes.append(byte)
+            default:
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 15)])
             }
-            + [URLQueryItem(name: "cursor", value: cursor.encoded)]
-        // `+` in a value (an RFC 3339 offset) must stay a plus, not turn into a space.
-        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
-        return components.string ?? path
+        }
     }
 
     /// A decimal number (no NaN, infinities or hex).
