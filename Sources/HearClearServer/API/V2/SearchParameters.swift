@@ -244,13 +244,10 @@ struct SearchCursor: Codable, Equatable {
     }
 
     var encoded: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let data = (try? encoder.encode(self)) ?? Data()
         // base64url without padding, by bytes (Foundation's string replacing was a twentieth of a search).
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(data.count * 4 / 3 + 4)
-        for byte in data.base64EncodedData() {
+        bytes.reserveCapacity(160)
+        for byte in Data(json).base64EncodedData() {
             switch byte {
             case UInt8(ascii: "+"): bytes.append(UInt8(ascii: "-"))
             case UInt8(ascii: "/"): bytes.append(UInt8(ascii: "_"))
@@ -259,6 +256,32 @@ struct SearchCursor: Codable, Equatable {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The cursor's JSON: exactly what `JSONEncoder` with sorted keys writes of it (absent
+    /// optionals left out, `at` as seconds since 2001), by ``JSONWriter`` (`SearchCursorTests`).
+    var json: [UInt8] {
+        var writer = JSONWriter(capacity: 128)
+        writer.object { w in
+            if let at {
+                w.key("at")
+                w.number(at.timeIntervalSinceReferenceDate)
+            }
+            w.key("fingerprint")
+            w.string(fingerprint)
+            w.key("position")
+            w.object { w in
+                w.key("distanceMetres")
+                w.number(position.distanceMetres)
+                if let level = position.levelDB {
+                    w.key("levelDB")
+                    w.number(level)
+                }
+                w.key("venueID")
+                w.int(Int(position.venueID))
+            }
+        }
+        return writer.bytes
     }
 
     /// ``FNV1a`` in hex: the same in every instance, so a cursor works on any of them.
