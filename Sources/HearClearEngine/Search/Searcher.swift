@@ -52,6 +52,14 @@ struct Searcher {
 
         let cap = SearchGrid.Cap(
             latitude: query.latitude, longitude: query.longitude, radiusMetres: query.radiusMetres)
+        // What the loop reads, as locals: a closure that captured `self` would copy the table's
+        // references for every venue.
+        let at = query.at
+        let radius = query.radiusMetres
+        let excluded = query.excludingVenueID
+        let after = query.after
+        let offset = referenceOffsetDB
+        let clocks = table.clockList
         // With a level filter only venues with cells can pass (PostgreSQL then reads `venue_levels`).
         let lists = filter == nil ? [table.cells, table.plainCells] : [table.cells]
         for gridKey in table.grid.cells(touching: cap) {
@@ -61,7 +69,7 @@ struct Searcher {
                     guard cap.contains(latitude: cell.latitudes[k], longitude: cell.longitudes[k]) else { continue }
                     if let category, cell.categories[k] != category { continue }
                     let id = cell.ids[k]
-                    if id == query.excludingVenueID { continue }
+                    if id == excluded { continue }
                     // The hour and level first: with a filter most venues fail there, before measuring.
                     var hour: Int?
                     var level: Double?
@@ -69,14 +77,14 @@ struct Searcher {
                     // Unmanaged, read in place: the venue's record holds it, and reading costs no
                     // reference counting (which was a fifth of a search).
                     cell.levels[k]?._withUnsafeGuaranteedRef { levels in
-                        guard let at = query.at else {
-                            if !levels.overallDBFS.isNaN { level = rounded(Double(levels.overallDBFS)) }
+                        guard let at else {
+                            if !levels.overallDBFS.isNaN { level = Self.rounded(Double(levels.overallDBFS), offset) }
                             return
                         }
                         guard levels.clock >= 0 else { return }
                         let clock = Int(levels.clock)
                         if hourOfClock[clock] == -2 {
-                            if let venueClock = table.clockList[clock] {
+                            if let venueClock = clocks[clock] {
                                 let local = venueClock.localHour(at: at)
                                 hourOfClock[clock] = (local.weekday - 1) * 24 + local.hour
                             } else {
@@ -88,15 +96,15 @@ struct Searcher {
                             return
                         }
                         hour = hourOfClock[clock]
-                        level = levels.levels[hourOfClock[clock]].map { rounded(Double($0)) }
+                        level = levels.levels[hourOfClock[clock]].map { Self.rounded(Double($0), offset) }
                     }
                     // A zone only PostgreSQL knows: only it can tell the hour.
                     if unknownZone { return nil }
                     if let filter, !filter.passes(level) { continue }
                     let distance = SphereDistance.metres(from: cell.points[k], to: point)
-                    guard distance <= query.radiusMetres else { continue }
+                    guard distance <= radius else { continue }
                     let key = byLevel ? (level ?? Self.noLevelKey) : 0
-                    if let after = query.after, let afterKey {
+                    if let after, let afterKey {
                         guard (key, distance, id) > (afterKey, after.distanceMetres, after.venueID) else { continue }
                     }
                     candidates.append(
@@ -121,8 +129,11 @@ struct Searcher {
     }
 
     /// A stored level made calibrated and rounded as SQL does.
-    func rounded(_ dbfs: Double) -> Double {
-        ((dbfs + referenceOffsetDB) * 10 + 0.5).rounded(.down) / 10
+    func rounded(_ dbfs: Double) -> Double { Self.rounded(dbfs, referenceOffsetDB) }
+
+    /// `floor((dbfs + offset) · 10 + 0.5) / 10`.
+    static func rounded(_ dbfs: Double, _ offset: Double) -> Double {
+        ((dbfs + offset) * 10 + 0.5).rounded(.down) / 10
     }
 
     /// A level filter, ready for testing thousands of levels: no optionals, the bands as a bit set.

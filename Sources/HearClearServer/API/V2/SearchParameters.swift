@@ -208,7 +208,10 @@ struct SearchParameters {
 
     /// A decimal number (no NaN, infinities or hex).
     static func number(_ text: Substring) -> Double? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        // Spaces and tabs around it are let be (Foundation's `.whitespaces`, without its cost).
+        var trimmed = text
+        while let first = trimmed.first, first.isWhitespace, !first.isNewline { trimmed.removeFirst() }
+        while let last = trimmed.last, last.isWhitespace, !last.isNewline { trimmed.removeLast() }
         guard !trimmed.isEmpty,
             trimmed.allSatisfy({ $0.isNumber || $0 == "." || $0 == "-" || $0 == "+" || $0 == "e" || $0 == "E" }),
             let value = Double(trimmed), value.isFinite
