@@ -184,7 +184,8 @@ struct SearchIndexLifecycleTests {
     @Test("a server starts and searches with `--search-index off` as with it on")
     func serverWithAndWithout() async throws {
         for enabled in [false, true] {
-            try await EngineTestApp.run(configure: { $0.engine.searchIndex = enabled }) { client, database in
+            let configure: (inout ServerConfiguration) -> Void = { $0.engine.searchIndex = enabled }
+            try await EngineTestApp.run(configure: configure) { client, database in
                 try await SearchTests.seed(SearchTests.city(), client: database)
                 let body = try #require(
                     try await JSONProbe.get("/api/v2/venues?\(SearchTests.near)&radius=5000&limit=100", from: client))

@@ -86,33 +86,30 @@ public final class SearchIndex: Sendable {
 
     /// The listener listens (again): load everything.
     public func listening() {
-        let changed = state.withLock { state -> Bool in
-            guard state.phase != .off else { return false }
-            state.generation += 1
-            state.phase = .loading
-            state.loadStarted = nil
-            state.dirty = [:]
-            state.table = VenueTable(grid: state.table.grid)
-            return true
-        }
-        guard changed else { return }
-        Self.record(phase: .loading, table: (0, 0))
-        wakeUp.yield()
+        if restart(as: .loading) { wakeUp.yield() }
     }
 
     /// The listener lost its connection: what changes now is unheard, so stop answering and drop
     /// what is held.
     public func lost() {
+        restart(as: .stale)
+    }
+
+    /// Drops what is held and enters `phase` (loading or stale), unless the index is off; later
+    /// loads and batches of an older generation are then refused. Whether it did.
+    @discardableResult
+    private func restart(as phase: Phase) -> Bool {
         let changed = state.withLock { state -> Bool in
             guard state.phase != .off else { return false }
             state.generation += 1
-            state.phase = .stale
+            state.phase = phase
             state.loadStarted = nil
             state.dirty = [:]
             state.table = VenueTable(grid: state.table.grid)
             return true
         }
-        if changed { Self.record(phase: .stale, table: (0, 0)) }
+        if changed { Self.record(phase: phase, table: (0, 0)) }
+        return changed
     }
 
     /// A change was heard: a venue's row is read again (a change of bands changes no level).
