@@ -2,6 +2,9 @@
 # `make test` runs every test against a real (embedded) PostgreSQL.
 SWIFT ?= swift
 ARGS ?=
+# `make run` is for local development: loopback (simulate, the load tests) is not rate-limited.
+# `make run RATE_EXEMPT=` exempts nothing, as `hearclear serve` does by default.
+RATE_EXEMPT ?= 127.0.0.1,::1
 # Where scripts/sound-character/ writes its generated audio (never inside the repository).
 SOUND_CHARACTER_DIR ?= $(or $(TMPDIR),/tmp)/hearclear-sound-character
 
@@ -17,7 +20,7 @@ release: deps
 	$(SWIFT) build -c release
 
 run: build
-	$(SWIFT) run hearclear serve $(ARGS)
+	$(SWIFT) run hearclear serve $(if $(RATE_EXEMPT),--rate-exempt $(RATE_EXEMPT)) $(ARGS)
 
 test: deps
 	$(SWIFT) build --build-tests

@@ -18,7 +18,7 @@ if [ ! -x "$schemathesis" ]; then
     exit 1
 fi
 data=$(mktemp -d "${TMPDIR:-/tmp}/hearclear-contract-XXXXXX")
-"$binary" serve --port "$port" --data-dir "$data" --admin-password "contract-$RANDOM$RANDOM" >"$data/serve.log" 2>&1 &
+"$binary" serve --port "$port" --data-dir "$data" --rate-exempt 127.0.0.1,::1 --admin-password "contract-$RANDOM$RANDOM" >"$data/serve.log" 2>&1 &
 server=$!
 cleanup() {
     kill "$server" 2>/dev/null || true

@@ -23,6 +23,8 @@ public enum EngineTestApp {
         configuration.resourcesDirectory = TestCluster.repositoryRoot
         configuration.databaseConnections = 6
         configuration.adminPasswordHash = AdminTestCredentials.passwordHash
+        // Loopback exempt, as an operator exempts their own tools (see `testConfiguration()`).
+        configuration.rateLimits.exempt = IPNetwork.loopback
         return configuration
     }
 

@@ -17,7 +17,9 @@ struct IngestLoadtest: AsyncParsableCommand {
             venues. Prints check-ins/s, samples/s and latency p50/p99/p999 (HdrHistogram). A probe posts \
             one more check-in every --probe-interval milliseconds and polls it until the server has judged \
             it, which is when it shows in its venue's grid: its p50/p99 is the freshness under that load. \
-            Only loopback or your own test hosts are fit targets.
+            Only loopback or your own test hosts are fit targets. The server rate-limits this tool like \
+            any client (one address, few devices): start it with --rate-exempt 127.0.0.1,::1 (as \
+            `make run` does) to measure it rather than its limits.
             """
     )
 

@@ -33,7 +33,9 @@ struct ReadLoadtest: AsyncParsableCommand {
             cells, or grid reads fail with 404.
 
             --json prints the same figures as one JSON object (progress lines go to standard error). \
-            Only loopback or your own test hosts are fit targets.
+            Only loopback or your own test hosts are fit targets. The server rate-limits this tool like \
+            any client (one address, few devices): start it with --rate-exempt 127.0.0.1,::1 (as \
+            `make run` does) to measure it rather than its limits.
             """
     )
 

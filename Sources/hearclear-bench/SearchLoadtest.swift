@@ -53,7 +53,9 @@ struct SearchLoadtest: AsyncParsableCommand {
 
             --json prints the figures as one JSON object (progress lines go to standard error): health, \
             search, meanResults and the ratios, with ingest, visibleToSearch and compare when measured. \
-            Only loopback or your own test hosts are fit targets.
+            Only loopback or your own test hosts are fit targets. The server rate-limits this tool like \
+            any client (one address, few devices): start it with --rate-exempt 127.0.0.1,::1 (as \
+            `make run` does) to measure it rather than its limits.
             """
     )
 

@@ -70,7 +70,11 @@ struct RateLimitPartsTests {
         #expect(limiter.clientAddress(peer: "198.51.100.1", forwardedFor: "203.0.113.7") == "198.51.100.1")
         #expect(limiter.clientAddress(peer: "10.0.0.2", forwardedFor: nil) == "10.0.0.2")
         #expect(limiter.clientAddress(peer: "10.0.0.2", forwardedFor: "garbage, 203.0.113.8") == "203.0.113.8")
-        #expect(limiter.isExempt("127.0.0.1") && limiter.isExempt("::1") && !limiter.isExempt("203.0.113.7"))
+        // Nothing is exempt by default, not even loopback; what is listed is.
+        #expect(!limiter.isExempt("127.0.0.1") && !limiter.isExempt("::1") && !limiter.isExempt("203.0.113.7"))
+        configuration.exempt = IPNetwork.loopback
+        let exempting = RateLimiter(configuration)
+        #expect(exempting.isExempt("127.0.0.1") && exempting.isExempt("::1") && !exempting.isExempt("203.0.113.7"))
     }
 }
 
@@ -152,6 +156,37 @@ struct RateLimitTests {
             }
             let third = try await client.execute(uri: search, method: .get, headers: [.xForwardedFor: "198.51.100.9"])
             #expect(third.status == .tooManyRequests)
+        }
+    }
+    @Test("by default nothing is exempt: 60 check-ins of one device from loopback within seconds meet 429s")
+    func loopbackLimitedByDefault() async throws {
+        var configuration = testConfiguration()
+        configuration.rateLimits = RateLimitConfiguration()
+        #expect(configuration.rateLimits.exempt.isEmpty && configuration.rateLimits.trustedProxies.isEmpty)
+        let perDevice = configuration.rateLimits.checkinsPerDevice
+        #expect(perDevice == RateLimit(count: 20, periodSeconds: 3_600))
+        try await withTestDatabase { database, databaseConfiguration in
+            let app = try await buildApplication(
+                configuration: configuration, database: .external(databaseConfiguration), logger: testLogger)
+            // Over a real socket from 127.0.0.1, without X-Forwarded-For.
+            try await app.boundedTest(.live) { client in
+                let began = ContinuousClock.now
+                var statuses: [HTTPResponse.Status] = []
+                for _ in 0..<60 {
+                    let response = try await client.execute(
+                        uri: "/api/v2/checkins", method: .post, headers: [.contentType: "application/json"],
+                        body: Fixture.bytes(Fixture.checkin(device: "loopback-phone")))
+                    statuses.append(response.status)
+                }
+                // A burst of 20, then a token every 3 minutes: however slow the machine, the
+                // first 20 pass and no more than the tokens that came back meanwhile.
+                let refilled = Int((ContinuousClock.now - began).components.seconds / 180)
+                let created = statuses.filter { $0 == .created }.count
+                #expect(statuses.prefix(20).allSatisfy { $0 == .created }, "\(statuses)")
+                #expect(created <= 20 + refilled + 1)
+                #expect(statuses.filter { $0 == .tooManyRequests }.count == 60 - created)
+                #expect(try await database.count("checkins") == created)
+            }
         }
     }
 }

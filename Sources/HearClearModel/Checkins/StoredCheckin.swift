@@ -13,7 +13,9 @@ public struct StoredCheckin: Sendable, Equatable {
     public var utcOffsetsMinutes: [Int16]
     public var averageDBFS: [Float]
     public var peakDBFS: [Float]
-    public var location: CheckinSubmission.Location?
+    /// The accuracy the phone gave for its location, and its distance from the venue: what the
+    /// judgement uses. The phone's coordinates are not kept (docs/PRIVACY.md).
+    public var locationAccuracyMetres: Double?
     public var distanceMetres: Double?
     public var status: CheckinStatus
     public var reasons: [JudgementReason]
@@ -28,21 +30,24 @@ public struct StoredCheckin: Sendable, Equatable {
     public var bandsDdB: [Int16]? = nil
 
     /// Same content as `submission`: what a retry of the same request would carry. Times are
-    /// compared to the millisecond (PostgreSQL keeps microseconds).
-    public func matches(_ submission: CheckinSubmission) -> Bool {
+    /// compared to the millisecond (PostgreSQL keeps microseconds). The location, which is not
+    /// kept, is compared by what is: `distanceMetres` is the submission's distance from the
+    /// stored check-in's venue, computed as at intake.
+    public func matches(_ submission: CheckinSubmission, distanceMetres: Double?) -> Bool {
         venueExternalID == submission.venue.externalID && deviceID == submission.deviceID
             && source == submission.source
             && abs(startedAt.timeIntervalSince(submission.startedAt)) < 0.001
             && offsetsSeconds == submission.offsetsSeconds && utcOffsetsMinutes == submission.utcOffsetsMinutes
             && averageDBFS == submission.averageDBFS
-            && peakDBFS == submission.peakDBFS && location == submission.location
+            && peakDBFS == submission.peakDBFS && locationAccuracyMetres == submission.location?.accuracyMetres
+            && self.distanceMetres == distanceMetres
             && lceqDdB == submission.lceqDdB && bandIndexes == submission.bandIndexes && bandsDdB == submission.bandsDdB
     }
 
     public init(
         id: UUID, venueExternalID: String, deviceID: String, deviceModel: String? = nil, source: CheckinSource,
         startedAt: Date, offsetsSeconds: [Int32], utcOffsetsMinutes: [Int16], averageDBFS: [Float], peakDBFS: [Float],
-        location: CheckinSubmission.Location? = nil, distanceMetres: Double? = nil, status: CheckinStatus,
+        locationAccuracyMetres: Double? = nil, distanceMetres: Double? = nil, status: CheckinStatus,
         reasons: [JudgementReason], levelDBFS: Float? = nil, validSeconds: Int? = nil, judgedAt: Date? = nil,
         zoneGuessed: Bool, receipt: CheckinReceipt, lceqDdB: [Int16]? = nil, bandIndexes: [Int16]? = nil,
         bandsDdB: [Int16]? = nil
@@ -57,7 +62,7 @@ public struct StoredCheckin: Sendable, Equatable {
         self.utcOffsetsMinutes = utcOffsetsMinutes
         self.averageDBFS = averageDBFS
         self.peakDBFS = peakDBFS
-        self.location = location
+        self.locationAccuracyMetres = locationAccuracyMetres
         self.distanceMetres = distanceMetres
         self.status = status
         self.reasons = reasons

@@ -21,9 +21,10 @@ public struct RateLimitConfiguration: Sendable, Equatable {
     /// Proxies whose `X-Forwarded-For` is believed: the client is the last address in it that is
     /// not one of them. Empty: the header is ignored and the peer is the client.
     public var trustedProxies: [IPNetwork] = []
-    /// Clients never limited: by default loopback, the operator's own tools (`simulate`, load
-    /// tests). Behind a proxy on the same host, set `trustedProxies`, or every client is loopback.
-    public var exempt: [IPNetwork] = .parse(ServerSettings.rateExempt.defaultValue!)!
+    /// Clients never limited (the operator's own tools: `simulate`, load tests). None by
+    /// default: exempting loopback would exempt every client behind a proxy or sidecar on the
+    /// same host that is not also listed in `trustedProxies`, a limit that fails open.
+    public var exempt: [IPNetwork] = []
 
     public init() {}
 

@@ -52,8 +52,9 @@ public enum ServerSettings {
         "hearclear.trusted.proxies", .text, default: nil, shown: "none",
         help: "proxies whose `X-Forwarded-For` is believed (addresses or networks, comma-separated)")
     public static let rateExempt = Setting(
-        "hearclear.rate.exempt", .text, default: "127.0.0.0/8,::1",
-        help: "client addresses never limited (the operator's own tools)")
+        "hearclear.rate.exempt", .text, default: nil, shown: "none",
+        help:
+            "client addresses never limited (addresses or networks, comma-separated): the operator's own tools, e.g. `127.0.0.1,::1` for `simulate` and the load tests on this host")
     public static let httpHeadTimeout = Setting(
         "hearclear.http.head.timeout", .number, default: "10",
         help:

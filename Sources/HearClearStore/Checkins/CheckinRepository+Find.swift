@@ -13,8 +13,7 @@ extension CheckinRepository {
         let rows = try await client.query(
             """
             SELECT c.id, v.external_id, d.client_id, d.model, c.source, c.started_at, c.offsets_s,
-                   c.average_dbfs, c.peak_dbfs, c.location_latitude, c.location_longitude,
-                   c.location_accuracy_m, c.distance_m, c.status, c.reasons, c.level_dbfs, c.valid_seconds,
+                   c.average_dbfs, c.peak_dbfs, c.location_accuracy_m, c.distance_m, c.status, c.reasons, c.level_dbfs, c.valid_seconds,
                    c.judged_at, c.zone_guessed, c.receipt_status, c.receipt_reasons, c.received_at, c.utc_offsets_min,
                    c.lceq_ddb, c.band_indexes, c.bands_ddb
             FROM checkins c JOIN venues v ON v.id = c.venue_id JOIN devices d ON d.id = c.device_id
@@ -33,8 +32,6 @@ extension CheckinRepository {
             let offsets: [Int32] = try c.next()
             let averages: [Float] = try c.next()
             let peaks: [Float] = try c.next()
-            let latitude: Double? = try c.next()
-            let longitude: Double? = try c.next()
             let accuracy: Double? = try c.next()
             let distance: Double? = try c.next()
             let status = try CheckinStatus(stored: try c.next())
@@ -50,10 +47,6 @@ extension CheckinRepository {
             let lceq: [Int16]? = try c.next()
             let bandIndexes: [Int16]? = try c.next()
             let bands: [Int16]? = try c.next()
-            var location: CheckinSubmission.Location?
-            if let latitude, let longitude {
-                location = .init(latitude: latitude, longitude: longitude, accuracyMetres: accuracy)
-            }
             let receipt = CheckinReceipt(
                 id: id, venueExternalID: venueExternalID, status: receiptStatus,
                 reasons: receiptReasons.map(JudgementReason.init(rawValue:)),
@@ -62,7 +55,7 @@ extension CheckinRepository {
             return StoredCheckin(
                 id: id, venueExternalID: venueExternalID, deviceID: deviceID, deviceModel: deviceModel,
                 source: CheckinSource(rawValue: source) ?? .v2, startedAt: startedAt, offsetsSeconds: offsets,
-                utcOffsetsMinutes: zones, averageDBFS: averages, peakDBFS: peaks, location: location,
+                utcOffsetsMinutes: zones, averageDBFS: averages, peakDBFS: peaks, locationAccuracyMetres: accuracy,
                 distanceMetres: distance, status: status, reasons: reasons.map(JudgementReason.init(rawValue:)),
                 levelDBFS: level,
                 validSeconds: validSeconds, judgedAt: judgedAt, zoneGuessed: zoneGuessed, receipt: receipt,

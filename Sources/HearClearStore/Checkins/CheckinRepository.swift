@@ -59,7 +59,16 @@ public struct CheckinRepository: Sendable {
         guard let stored = try await storedContent(id: submission.id) else {
             throw StoreError.unexpected("check-in \(submission.id) conflicted but cannot be read")
         }
-        return stored.matches(submission) ? .duplicate(stored.receipt) : .conflict(id: submission.id)
+        // The location is compared by the distance it gives from the venue (coordinates are not kept).
+        let venue: Venue?
+        if let cached = cache.venue(submission.venue.externalID) {
+            venue = cached
+        } else {
+            venue = try await VenueRepository(client: client, logger: logger, cache: cache)
+                .find(externalID: submission.venue.externalID)
+        }
+        let distance = venue.flatMap { firstJudgement($0).distanceMetres }
+        return stored.matches(submission, distanceMetres: distance) ? .duplicate(stored.receipt) : .conflict(id: submission.id)
     }
 
     /// Inserts the check-in and queues its venue; nil when the id already exists.
@@ -120,14 +129,12 @@ public struct CheckinRepository: Sendable {
             inserted AS (
                 INSERT INTO checkins (
                     id, venue_id, device_id, source, started_at, ended_at, sample_count, offsets_s, utc_offsets_min,
-                    average_dbfs, peak_dbfs, zone_guessed, location_latitude, location_longitude,
-                    location_accuracy_m, distance_m, receipt_status, receipt_reasons, status, reasons, lceq_ddb,
+                    average_dbfs, peak_dbfs, zone_guessed, location_accuracy_m, distance_m, receipt_status, receipt_reasons, status, reasons, lceq_ddb,
                     band_indexes, bands_ddb)
                 SELECT
                     \(s.id), \(venueID), \(deviceID), \(s.source.rawValue), \(s.startedAt), \(s.endedAt),
                     \(s.offsetsSeconds.count), \(s.offsetsSeconds), \(s.utcOffsetsMinutes), \(s.averageDBFS),
-                    \(s.peakDBFS), \(s.zoneGuessed), \(s.location?.latitude), \(s.location?.longitude),
-                    \(s.location?.accuracyMetres), \(verdict.distanceMetres), v.status, v.reasons, v.status, v.reasons,
+                    \(s.peakDBFS), \(s.zoneGuessed), \(s.location?.accuracyMetres), \(verdict.distanceMetres), v.status, v.reasons, v.status, v.reasons,
                     \(s.lceqDdB)::smallint[], \(s.bandIndexes)::smallint[], \(s.bandsDdB)::smallint[]
                 FROM verdict v
                 ON CONFLICT (id) DO NOTHING

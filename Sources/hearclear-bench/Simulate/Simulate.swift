@@ -26,7 +26,9 @@ struct Simulate: AsyncParsableCommand {
             fitted the city), the recovered model offsets against the true biases, and the accuracy of \
             the server, the oracle and an oracle also told each model's bias, each with its constant offset \
             removed (the crowd alone cannot know the absolute level). Only loopback or your own test hosts \
-            are fit targets.
+            are fit targets. The server rate-limits this tool like \
+            any client (one address, few devices): start it with --rate-exempt 127.0.0.1,::1 (as \
+            `make run` does) to measure it rather than its limits.
             """
     )
 
