@@ -24,6 +24,7 @@ public enum DatabaseSession {
         }
         let logger = CommandLogging.bootstrap(configuration)
         try configuration.checkResources()
+        configuration = try configuration.resolvingDeviceKey(logger: logger)
         let migrations = try Migration.load(from: configuration.migrationsDirectory)
         var embedded: EmbeddedPostgres?
         defer { embedded?.stop() }
@@ -45,7 +46,9 @@ public enum DatabaseSession {
             group.addTask { await client.run() }
             defer { group.cancelAll() }
             let applied = try await MigrationRunner(client: client, migrations: migrations, logger: logger).apply()
-            return try await body(Engine(client: client, configuration: configuration, logger: logger), applied)
+            let engine = Engine(client: client, configuration: configuration, logger: logger)
+            try await engine.keyStoredDevices()
+            return try await body(engine, applied)
         }
     }
 }

@@ -14,6 +14,8 @@ public struct Engine: Sendable {
     public let intake: CheckinIntake
     public let venues: VenueDirectory
     public let devices: DeviceDirectory
+    /// The key device ids are kept under (``DeviceKey``).
+    let deviceKey: DeviceKey
     public let loudness: LoudnessReads
     public let decisions: CheckinDecisions
     /// Search, alternatives and similar venues.
@@ -44,6 +46,10 @@ public struct Engine: Sendable {
         client: PostgresClient, replica: PostgresClient? = nil, endpoint: DatabaseEndpoint? = nil,
         configuration: EngineConfiguration, logger: Logger
     ) {
+        guard let deviceKey = configuration.deviceKey else {
+            preconditionFailure("an Engine needs the device key: EngineConfiguration.resolvingDeviceKey(logger:)")
+        }
+        self.deviceKey = deviceKey
         self.client = client
         self.endpoint = endpoint
         self.configuration = configuration
@@ -52,7 +58,9 @@ public struct Engine: Sendable {
         let cache = IngestCache()
         let venueStore = VenueRepository(client: client, logger: logger, cache: cache)
         let checkins = CheckinRepository(client: client, logger: logger, cache: cache)
-        intake = CheckinIntake(checkins: checkins, rule: IntakeRule(maxDistanceMetres: configuration.maxDistanceMetres))
+        intake = CheckinIntake(
+            checkins: checkins, rule: IntakeRule(maxDistanceMetres: configuration.maxDistanceMetres),
+            deviceKey: deviceKey)
         reads = ReadDatabase(
             primary: client, replica: replica, logger: logger, replicaTimeout: configuration.readReplicaTimeout)
         loudness = LoudnessReads(
@@ -64,14 +72,25 @@ public struct Engine: Sendable {
         finder = VenueFinder(database: reads, loudness: loudness, index: searchIndex, logger: logger)
         devices = DeviceDirectory(
             devices: DeviceRepository(client: client, logger: logger),
-            administration: DeviceAdministration(client: client, logger: logger))
+            administration: DeviceAdministration(client: client, logger: logger), key: deviceKey)
         calibrator = Calibrator(client: client, referenceOffsetDB: configuration.referenceOffsetDB, logger: logger)
-        reports = VenueReports(reports: ReportRepository(client: client, logger: logger), loudness: loudness)
+        reports = VenueReports(
+            reports: ReportRepository(client: client, logger: logger), loudness: loudness, deviceKey: deviceKey)
         administration = Administration(client: client, logger: logger)
         // An admin's decision is judged once, at once: nothing to remember.
         decisions = CheckinDecisions(
             overrides: CheckinOverrideRepository(client: client, logger: logger),
             aggregator: Aggregator(client: client, logger: logger, memoryCapacity: 0))
+    }
+
+    /// Keys the device ids stored before they were kept keyed (migration 0014); run after the
+    /// migrations, before serving. Logs and returns how many were converted.
+    @discardableResult
+    public func keyStoredDevices() async throws -> Int {
+        let key = deviceKey
+        let converted = try await DeviceKeying(client: client, logger: logger).convert { key.keyed($0) }
+        if converted > 0 { logger.notice("stored device ids keyed", metadata: ["devices": "\(converted)"]) }
+        return converted
     }
 
     /// Whether the database is there, up to date, slow or gone (`/ready`).

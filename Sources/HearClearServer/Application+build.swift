@@ -13,6 +13,8 @@ public func buildApplication(
     configuration: ServerConfiguration, database source: DatabaseSource, logger: Logger
 ) async throws -> some ApplicationProtocol {
     try configuration.checkResources()
+    var configuration = configuration
+    configuration.engine = try configuration.engine.resolvingDeviceKey(logger: logger)
     let database = try EngineDatabase.open(source, configuration: configuration.engine, logger: logger)
     let engine = database.engine(configuration: configuration.engine, logger: logger)
     let cache = ReadCache(capacityBytes: configuration.readCacheBytes)
@@ -36,6 +38,7 @@ public func buildApplication(
     let migrations = database.migrations
     app.beforeServerStarts {
         let applied = try await migrations.apply()
+        try await engine.keyStoredDevices()
         logger.info("database ready", metadata: ["migrationsApplied": "\(applied)"])
         await schemaReady.open()
     }

@@ -25,6 +25,7 @@ public enum EngineTestApp {
         configuration.adminPasswordHash = AdminTestCredentials.passwordHash
         // Loopback exempt, as an operator exempts their own tools (see `testConfiguration()`).
         configuration.rateLimits.exempt = IPNetwork.loopback
+        configuration.engine.deviceKey = DeviceKey.tests
         return configuration
     }
 

@@ -18,6 +18,7 @@ public enum MeterServer {
         configuration.port = 0
         configuration.databaseConnections = 4
         configuration.adminPasswordHash = AdminTestCredentials.passwordHash
+        configuration.engine.deviceKey = DeviceKey.tests
         return configuration
     }
 

@@ -19,6 +19,7 @@ public func testConfiguration() -> ServerConfiguration {
     // Loopback exempt, as an operator exempts their own tools: the tests that are about limits
     // (RateLimitTests, ReportTests) set their own, and one checks the default.
     configuration.rateLimits.exempt = IPNetwork.loopback
+    configuration.engine.deviceKey = DeviceKey.tests
     return configuration
 }
 
@@ -66,5 +67,16 @@ extension PostgresClient {
             counts[table] = try await count(table)
         }
         return counts
+    }
+}
+
+extension DeviceKey {
+    /// The device key of test servers (a real server's is its own secret).
+    public static let tests = try! DeviceKey(secret: "hearclear-tests-device-key-0123456789abcdef")
+
+    /// The short id an admin or a phone is shown for `deviceID` on a test server: cut from its
+    /// keyed form.
+    public static func testShort(_ deviceID: String) -> String {
+        DeviceIdentity.shortened(tests.keyed(deviceID))
     }
 }

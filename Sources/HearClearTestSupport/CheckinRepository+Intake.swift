@@ -7,7 +7,9 @@ extension CheckinRepository {
     /// Stores the check-in through the engine's intake with the rule `serve` uses at
     /// `maxDistanceMetres`, below the HTTP validator.
     public func ingest(_ submission: CheckinSubmission, maxDistanceMetres: Double) async throws -> IngestOutcome {
-        try await CheckinIntake(checkins: self, rule: IntakeRule(maxDistanceMetres: maxDistanceMetres))
-            .submit(submission)
+        try await CheckinIntake(
+            checkins: self, rule: IntakeRule(maxDistanceMetres: maxDistanceMetres), deviceKey: nil
+        )
+        .submit(submission)
     }
 }

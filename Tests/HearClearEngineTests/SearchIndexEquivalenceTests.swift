@@ -233,6 +233,7 @@ struct SearchIndexEquivalenceTests {
             var random = Random(state: 25)
             let seeded = try await Self.seed(client, random: &random, perTown: 700)
             var configuration = EngineConfiguration()
+            configuration.deviceKey = try DeviceKey(secret: "hearclear-tests-device-key-0123456789abcdef")
             configuration.referenceOffsetDB = Self.reference
             let engine = Engine(client: client, configuration: configuration, logger: engineTestLogger)
             let index = engine.searchIndex

@@ -1,6 +1,10 @@
 import Foundation
 import HTTPTypes
+import HearClearEngine
+import HearClearServer
 import HearClearServerTestSupport
+import HearClearStore
+import HearClearTestSupport
 import HummingbirdTesting
 import NIOCore
 import PostgresNIO
@@ -12,9 +16,10 @@ struct PrivacyTests {
     /// Every stored check-in row, whole, as PostgreSQL writes it out as JSON.
     static func checkinRows(_ database: PostgresClient) async throws -> [String] {
         var rows: [String] = []
-        for try await text in try await database.query("SELECT row_to_json(c)::text FROM checkins c", logger: testLogger)
-            .decode(String.self)
-        {
+        for try await text in try await database.query(
+            "SELECT row_to_json(c)::text FROM checkins c", logger: testLogger
+        )
+        .decode(String.self) {
             rows.append(text)
         }
         return rows
@@ -81,5 +86,114 @@ struct PrivacyTests {
             #expect(try await IngestTests.post(client, none).status == .conflict, "no location")
             #expect(try await database.count("checkins") == 1)
         }
+    }
+    /// HMAC-SHA-256 by Python's `hmac` module: the independent reference for ``DeviceKey``.
+    static func pythonHMAC(secret: String, message: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [
+            "-c",
+            "import hmac, hashlib, sys; print(hmac.new(sys.argv[1].encode(), sys.argv[2].encode(), hashlib.sha256).hexdigest())",
+            secret, message,
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func storedDevices(_ database: PostgresClient) async throws -> [String] {
+        var ids: [String] = []
+        for try await id in try await database.query("SELECT client_id FROM devices ORDER BY id", logger: testLogger)
+            .decode(String.self)
+        {
+            ids.append(id)
+        }
+        return ids
+    }
+
+    @Test("device ids are kept keyed: HMAC-SHA-256 as Python computes it; the same id from v1 and v2 is one device")
+    func keyedDeviceIDs() async throws {
+        let phone = "0A1B2C3D-1111-2222-3333-444455556666"
+        let expected = try Self.pythonHMAC(secret: "hearclear-tests-device-key-0123456789abcdef", message: phone)
+        #expect(expected.count == 64 && DeviceKey.tests.keyed(phone) == expected)
+        try await withRouterApp { client, database in
+            let object = Fixture.checkin(device: phone, count: 30)
+            #expect(try await IngestTests.post(client, object).status == .created)
+            let user = try await LegacyTests.post(
+                client, "user/create", #"{"user": {"deviceID": "\#(phone)", "device": "iPhone"}}"#)
+            #expect(user.status == .ok)
+            let legacy = try await LegacyTests.post(
+                client, "checkin/new",
+                LegacyTests.checkinBody(
+                    venue: "v1-keyed", deviceID: phone, start: Date().addingTimeInterval(-7200).rounded(),
+                    offsetMinutes: 660, zone: "GMT+11:00"))
+            #expect(legacy.status == .ok)
+            #expect(try await Self.storedDevices(database) == [expected], "one device, keyed")
+            #expect(try await database.count("checkins") == 2)
+            let known = try await client.execute(uri: "/api/v1/user/\(phone)", method: .get)
+            #expect(known.status == .ok, "v1 finds the device by the id it sends")
+            // The phone's id is nowhere in the database's rows of devices and check-ins.
+            for table in ["devices", "checkins"] {
+                for try await row in try await database.query(
+                    "SELECT row_to_json(t)::text FROM \(unescaped: table) t", logger: testLogger
+                ).decode(String.self) {
+                    #expect(!row.lowercased().contains(phone.lowercased()), "\(table): \(row)")
+                }
+            }
+        }
+    }
+
+    @Test("another key makes another device of the same id")
+    func anotherKeyAnotherDevice() async throws {
+        try await withTestDatabase { database, _ in
+            let other = try DeviceKey(secret: "another-deployment-device-key-0123456789")
+            for key in [DeviceKey.tests, other, DeviceKey.tests] {
+                try await PrivacyTests.directory(database, key: key).register(clientID: "phone-1", model: nil)
+            }
+            #expect(
+                try await Self.storedDevices(database) == [DeviceKey.tests.keyed("phone-1"), other.keyed("phone-1")])
+        }
+    }
+
+    @Test("ids stored before keying are keyed after the migrations, their reports with them; the phone is still itself")
+    func storedIDsConverted() async throws {
+        try await withRouterApp { client, database in
+            let phone = "c0ffee00-1111-2222-3333-444455556666"
+            // As migration 0014 leaves a device of before: its id as sent, not keyed; a report by it.
+            try await database.query(
+                "INSERT INTO devices (client_id, keyed) VALUES (\(phone), false)", logger: testLogger)
+            try await database.query(
+                """
+                INSERT INTO venues (external_id, name, latitude, longitude) VALUES ('keyed-venue', 'Keyed', 0, 0)
+                """, logger: testLogger)
+            try await database.query(
+                """
+                INSERT INTO venue_reports (venue_id, device_sha256, device_id, at, weekday, hour, felt)
+                SELECT v.id, sha256(convert_to(\(phone), 'UTF8')), d.id, now(), 1, 0, 'louder'
+                FROM venues v, devices d WHERE v.external_id = 'keyed-venue'
+                """, logger: testLogger)
+            let engine = Engine(client: database, configuration: testConfiguration().engine, logger: testLogger)
+            #expect(try await engine.keyStoredDevices() == 1)
+            #expect(try await engine.keyStoredDevices() == 0, "once")
+            let keyed = DeviceKey.tests.keyed(phone)
+            #expect(try await Self.storedDevices(database) == [keyed])
+            #expect(try await database.count("devices", where: "keyed") == 1)
+            #expect(
+                try await database.count(
+                    "venue_reports", where: "device_sha256 = sha256(convert_to('\(keyed)', 'UTF8'))") == 1)
+            // The phone checks in with its id: the same device.
+            let object = Fixture.checkin(device: phone, count: 30)
+            #expect(try await IngestTests.post(client, object).status == .created)
+            #expect(try await Self.storedDevices(database) == [keyed])
+        }
+    }
+
+    static func directory(_ database: PostgresClient, key: DeviceKey) -> DeviceDirectory {
+        DeviceDirectory(
+            devices: DeviceRepository(client: database, logger: testLogger),
+            administration: DeviceAdministration(client: database, logger: testLogger), key: key)
     }
 }

@@ -73,14 +73,14 @@ struct ReportTests {
             #expect(read.status == .ok)
             #expect(read.body.string == response.body.string)
 
-            // Only the SHA-256 of the device's id is kept, linked to the device's row.
+            // Only the SHA-256 of the device's keyed id is kept, linked to the device's row.
             #expect(try await database.count("venue_reports") == 1)
             #expect(
                 try await database.count(
                     "venue_reports",
                     where: """
-                        device_sha256 = sha256(convert_to('\(AdminDataSet.deviceA)', 'UTF8'))
-                        AND device_id = (SELECT id FROM devices WHERE client_id = '\(AdminDataSet.deviceA)')
+                        device_sha256 = sha256(convert_to('\(DeviceKey.tests.keyed(AdminDataSet.deviceA))', 'UTF8'))
+                        AND device_id = (SELECT id FROM devices WHERE client_id = '\(DeviceKey.tests.keyed(AdminDataSet.deviceA))')
                         AND shown_level_db = 72 AND shown_label = 'moderate' AND NOT shown_estimated
                         """) == 1)
             let dump = try await database.query(

@@ -23,6 +23,7 @@ struct SearchIndexLifecycleTests {
     static let centre = SearchTests.centre
     static var configuration: EngineConfiguration {
         var configuration = EngineConfiguration()
+        configuration.deviceKey = DeviceKey.tests
         configuration.referenceOffsetDB = SearchTests.reference
         return configuration
     }

@@ -80,7 +80,7 @@ struct QueueNotificationTests {
                     externalID: "n1",
                     details: VenueDetails(name: "Venue n1", latitude: 0, longitude: 0, timezone: "Europe/Paris"))
                 let change = try await DeviceAdministration(client: client, logger: logger).setExcluded(
-                    "phone-n1", excluded: true)
+                    "phone-n1", clientID: "phone-n1", excluded: true)
                 guard case .changed(_, venues: 1) = change else {
                     Issue.record("device exclusion did not queue its one venue: \(change)")
                     return

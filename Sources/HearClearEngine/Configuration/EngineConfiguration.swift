@@ -36,6 +36,10 @@ public struct EngineConfiguration: Sendable {
     public var calibrationIntervalSeconds = EngineSettings.calibrationInterval.defaultInt
     /// Whether search is answered from the in-memory venue index (``SearchIndex``).
     public var searchIndex = EngineSettings.searchIndex.defaultValue == "on"
+    /// The secret device ids are kept under (`--device-key`); nil: the one in the data directory.
+    public var deviceKeySecret: String?
+    /// The key itself, once resolved (``resolvingDeviceKey(logger:)``); an ``Engine`` needs it.
+    public var deviceKey: DeviceKey?
     /// The licence the open-data exports are published under (``DataLicense/configured(name:url:)``).
     public var dataLicense = DataLicense.odbl
 
@@ -54,12 +58,23 @@ public struct EngineConfiguration: Sendable {
 
     public init() {}
 
+    /// This configuration with its ``deviceKey``: the one given, else from `--device-key`, else
+    /// the one kept in (or generated into) the data directory (``DeviceKey/resolve``).
+    public func resolvingDeviceKey(logger: Logger) throws -> EngineConfiguration {
+        guard deviceKey == nil else { return self }
+        var resolved = self
+        resolved.deviceKey = try DeviceKey.resolve(
+            secret: deviceKeySecret, dataDirectory: dataDirectory, logger: logger)
+        return resolved
+    }
+
     public init(reader: ConfigReader) throws {
         self.init()
         dataDirectory = reader.string(EngineSettings.dataDirectory)!
         resourcesDirectory = reader.string(EngineSettings.resources)!
         databaseURL = reader.string(EngineSettings.databaseURL)
         databaseReadURL = reader.string(EngineSettings.databaseReadURL)
+        deviceKeySecret = reader.string(EngineSettings.deviceKey)
         maxDistanceMetres = reader.double(EngineSettings.maxDistanceMetres)
         databaseConnections = reader.int(EngineSettings.databaseConnections)
         referenceOffsetDB = reader.double(EngineSettings.referenceOffsetDB)

@@ -57,8 +57,14 @@ public enum EngineSettings {
         "hearclear.data.license.url", .text, default: nil, shown: "the ODbL 1.0 text",
         help: "where the licence's text is (absolute http(s) URL); needed with any licence but the default")
 
+    public static let deviceKey = Setting(
+        "hearclear.device.key", .text, default: nil, shown: "generated into `<data-dir>/device-key`",
+        help:
+            "the secret device ids are kept under (HMAC-SHA-256; at least 32 characters). A secret to back up with the database: under another key every phone is a new device"
+    )
+
     /// What every command that reaches the database takes.
-    public static let database = [dataDirectory, resources, databaseURL, logFormat, logLevel]
+    public static let database = [dataDirectory, resources, databaseURL, deviceKey, logFormat, logLevel]
     /// The engine's part of `serve` (and ``databaseReadURL``).
     public static let serve = [
         maxDistanceMetres, referenceOffsetDB, databaseConnections, aggregationWorkers, calibrationInterval, searchIndex,

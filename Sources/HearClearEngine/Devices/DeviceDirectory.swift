@@ -6,20 +6,27 @@ import HearClearStore
 public struct DeviceDirectory: Sendable {
     let devices: DeviceRepository
     let administration: DeviceAdministration
+    /// Device ids are looked up and stored keyed (``DeviceKey``): the methods here take them as
+    /// the phone sends them.
+    let key: DeviceKey
 
-    public init(devices: DeviceRepository, administration: DeviceAdministration) {
+    public init(devices: DeviceRepository, administration: DeviceAdministration, key: DeviceKey) {
         self.devices = devices
         self.administration = administration
+        self.key = key
     }
 
+    /// The form a device id is stored, limited and shown (shortened) in.
+    public func keyed(_ deviceID: String) -> String { key.keyed(deviceID) }
+
     public func exists(clientID: String) async throws -> Bool {
-        try await devices.exists(clientID: clientID)
+        try await devices.exists(clientID: key.keyed(clientID))
     }
 
     /// Records the device (or refreshes when it was last seen); returns its key.
     @discardableResult
     public func register(clientID: String, model: String?) async throws -> Int64 {
-        try await devices.register(clientID: clientID, model: model)
+        try await devices.register(clientID: key.keyed(clientID), model: model)
     }
 
     /// Excludes (or, with `excluded: false`, includes again) the device whose key or whole client
@@ -27,7 +34,7 @@ public struct DeviceDirectory: Sendable {
     public func setExcluded(_ reference: String, excluded: Bool, note: String? = nil) async throws
         -> DeviceAdministration.Change
     {
-        try await administration.setExcluded(reference, excluded: excluded, note: note)
+        try await administration.setExcluded(reference, clientID: key.keyed(reference), excluded: excluded, note: note)
     }
 
     /// Devices, most recently seen first, as admins see them (ids shortened, bias against the crowd).

@@ -12,16 +12,24 @@ import PostgresNIO
 public struct CheckinIntake: Sendable {
     let checkins: CheckinRepository
     public let rule: IntakeRule
+    /// The key device ids are stored under; nil only where tests store fixtures' ids as they are.
+    let deviceKey: DeviceKey?
 
-    public init(checkins: CheckinRepository, rule: IntakeRule) {
+    public init(checkins: CheckinRepository, rule: IntakeRule, deviceKey: DeviceKey?) {
         self.checkins = checkins
         self.rule = rule
+        self.deviceKey = deviceKey
     }
 
     /// Stores the check-in, or finds it already stored (a retry) or conflicting (same id, other
     /// content). Throws ``IngestError/unknownVenue(externalID:)`` when the venue does not exist and
     /// the submission cannot create it.
+    /// The form the device is stored and rate-limited by.
+    public func keyed(_ deviceID: String) -> String { deviceKey?.keyed(deviceID) ?? deviceID }
+
     public func submit(_ submission: CheckinSubmission) async throws -> IngestOutcome {
+        var submission = submission
+        if let deviceKey { submission.deviceID = deviceKey.keyed(submission.deviceID) }
         let rule = self.rule
         let phone = submission.location.map { (latitude: $0.latitude, longitude: $0.longitude) }
         return try await checkins.ingest(submission) { venue in

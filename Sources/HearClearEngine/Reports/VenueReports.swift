@@ -43,11 +43,17 @@ public enum ReportOutcome: Sendable, Equatable {
 public struct VenueReports: Sendable {
     let reports: ReportRepository
     let loudness: LoudnessReads
+    /// A report names its device by the keyed id (``DeviceKey``), as check-ins do.
+    let deviceKey: DeviceKey
 
-    public init(reports: ReportRepository, loudness: LoudnessReads) {
+    public init(reports: ReportRepository, loudness: LoudnessReads, deviceKey: DeviceKey) {
         self.reports = reports
         self.loudness = loudness
+        self.deviceKey = deviceKey
     }
+
+    /// The form the device is stored and rate-limited by.
+    public func keyed(_ deviceID: String) -> String { deviceKey.keyed(deviceID) }
 
     /// Finds the cell the report is about and what the server shows for it (with `bands`, asked
     /// only when there is a cell), and stores the report with that. A report about a venue or
@@ -64,7 +70,8 @@ public struct VenueReports: Sendable {
             shown = StoredReport.Shown(levelDB: cell.levelDB, label: cell.label, estimated: cell.estimated)
         }
         let report = NewReport(
-            venueID: target.venueID, deviceID: submission.deviceID, at: submission.at, position: target.position,
+            venueID: target.venueID, deviceID: deviceKey.keyed(submission.deviceID), at: submission.at,
+            position: target.position,
             felt: submission.felt, comment: submission.comment, shown: shown)
         switch try await reports.insert(report) {
         case .created(let stored):

@@ -25,14 +25,16 @@ public struct DeviceAdministration: Sendable {
         self.logger = logger
     }
 
-    /// Excludes (or, with `excluded: false`, includes again) the device whose key (as listed) or
-    /// whole client id is `reference`.
-    public func setExcluded(_ reference: String, excluded: Bool, note: String? = nil) async throws -> Change {
+    /// Excludes (or, with `excluded: false`, includes again) the device whose key (as listed) is
+    /// `reference`, or whose stored (keyed) client id is `clientID`.
+    public func setExcluded(_ reference: String, clientID: String, excluded: Bool, note: String? = nil) async throws
+        -> Change
+    {
         try await client.transaction(logger: logger) { connection in
             let key = Int64(reference) ?? -1
             let rows = try await connection.query(
                 """
-                SELECT id, excluded FROM devices WHERE id = \(key) OR client_id = \(reference)
+                SELECT id, excluded FROM devices WHERE id = \(key) OR client_id = \(clientID)
                 ORDER BY (id = \(key)) DESC LIMIT 1 FOR UPDATE
                 """,
                 logger: logger)

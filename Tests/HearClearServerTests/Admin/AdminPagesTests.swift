@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HearClearEngine
 import HearClearModel
 import HearClearServerTestSupport
 import HearClearStore
@@ -29,7 +30,7 @@ struct AdminPagesTests {
                 #expect(html.contains(figure), "\(figure)")
             }
             #expect(html.contains(">The Arms</a>"))
-            #expect(html.contains("dddd…0d"), "devices shortened")
+            #expect(html.contains(DeviceKey.testShort(AdminDataSet.deviceD)), "devices shortened")
             #expect(html.contains("cell outlier"))
             #expect(html.contains("login"), "the admin's own sign-in is in the log")
         }
@@ -100,7 +101,7 @@ struct AdminPagesTests {
             #expect(html.contains("stuck meter"))
             #expect(html.contains("<td class=\"num\">72.0</td>") && html.contains("<td class=\"num\">92.0</td>"))
             #expect(html.contains("<td class=\"num\">100 %</td>") && html.contains("<td class=\"num\">0 %</td>"))
-            #expect(html.contains("Pixel 8 <code>dddd…0d</code>"))
+            #expect(html.contains("Pixel 8 <code>\(DeviceKey.testShort(AdminDataSet.deviceD))</code>"))
             #expect(html.contains(AdminDataSet.link(set.outlier)))
         }
     }
@@ -179,14 +180,16 @@ struct AdminPagesTests {
             var browser = try await AdminBrowser.signedIn(client)
             let html = try await browser.get("/farmer/devices").body.string
 
-            let row = try #require(html.components(separatedBy: "<tr>").first { $0.contains("dddd…0d") })
+            let row = try #require(
+                html.components(separatedBy: "<tr>").first { $0.contains(DeviceKey.testShort(AdminDataSet.deviceD)) })
             #expect(row.contains("Pixel 8"))
             #expect(row.contains("<td class=\"num\">1</td>"))
             #expect(row.contains("<td class=\"num\">100 %</td>"))
             #expect(row.contains("+20.0 dB"), "D against A, B, C")
             #expect(row.contains("1 shared check-in"))
             #expect(!row.contains("flagged"), "one shared check-in is not enough to flag")
-            let a = try #require(html.components(separatedBy: "<tr>").first { $0.contains("aaaa…0a") })
+            let a = try #require(
+                html.components(separatedBy: "<tr>").first { $0.contains(DeviceKey.testShort(AdminDataSet.deviceA)) })
             #expect(a.contains("<td class=\"num\">2</td>") && a.contains("<td class=\"num\">0 %</td>"))
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HearClearEngine
 import HearClearModel
 import HearClearServerTestSupport
 import HearClearStore
@@ -55,7 +56,9 @@ struct AdminReportsTests {
             #expect(html.contains("+1.5 dB since"))
             #expect(html.contains(ReportFixture.armsCell.day.capitalized))
             // Devices shortened, never whole.
-            #expect(html.contains("aaaa…0a") && !html.contains(AdminDataSet.deviceA))
+            #expect(
+                html.contains(DeviceKey.testShort(AdminDataSet.deviceA)) && !html.contains(AdminDataSet.deviceA)
+                    && !html.contains(DeviceKey.tests.keyed(AdminDataSet.deviceA)))
 
             let all = try await browser.get("/farmer/reports?status=all").body.string
             let resolved = try await browser.get("/farmer/reports?status=resolved").body.string

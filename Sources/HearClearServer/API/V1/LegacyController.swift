@@ -106,7 +106,7 @@ struct LegacyController {
             var submission = try CheckinValidator(now: Date()).validate(translation.request, source: .v1)
             submission.zoneGuessed = translation.zoneGuessed
             let outcome = try await limiter.admitCheckin(
-                device: submission.deviceID, context: context
+                device: intake.keyed(submission.deviceID), context: context
             ) { try await intake.accept(submission) }
             switch outcome {
             case .created, .duplicate:

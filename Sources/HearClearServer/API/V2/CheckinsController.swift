@@ -21,7 +21,7 @@ struct CheckinsController {
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
         let body = try await JSONBody.decode(CheckinRequest.self, from: request) { CheckinFastParser.parse($0) }
         let submission = try CheckinValidator(now: Date()).validate(body)
-        let outcome = try await limiter.admitCheckin(device: submission.deviceID, context: context) {
+        let outcome = try await limiter.admitCheckin(device: intake.keyed(submission.deviceID), context: context) {
             try await intake.accept(submission)
         }
         switch outcome {

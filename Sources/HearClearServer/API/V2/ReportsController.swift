@@ -23,7 +23,7 @@ struct ReportsController {
         let venueID = try VenuesController.venueID(context)
         let body = try await JSONBody.decode(ReportRequest.self, from: request)
         let submission = try ReportValidator(now: Date()).validate(body, venueExternalID: venueID)
-        let outcome = try await limiter.admitReport(device: submission.deviceID, context: context) {
+        let outcome = try await limiter.admitReport(device: reports.keyed(submission.deviceID), context: context) {
             try await reports.submit(submission, bands: reads.currentBands)
         }
         switch outcome {
