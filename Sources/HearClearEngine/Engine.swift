@@ -16,6 +16,8 @@ public struct Engine: Sendable {
     public let devices: DeviceDirectory
     /// The key device ids are kept under (``DeviceKey``).
     let deviceKey: DeviceKey
+    /// A phone's access to its data and their erasure.
+    public let privacy: DevicePrivacy
     public let loudness: LoudnessReads
     public let decisions: CheckinDecisions
     /// Search, alternatives and similar venues.
@@ -73,6 +75,7 @@ public struct Engine: Sendable {
         devices = DeviceDirectory(
             devices: DeviceRepository(client: client, logger: logger),
             administration: DeviceAdministration(client: client, logger: logger), key: deviceKey)
+        privacy = DevicePrivacy(client: client, checkins: checkins, key: deviceKey, logger: logger)
         calibrator = Calibrator(client: client, referenceOffsetDB: configuration.referenceOffsetDB, logger: logger)
         reports = VenueReports(
             reports: ReportRepository(client: client, logger: logger), loudness: loudness, deviceKey: deviceKey)

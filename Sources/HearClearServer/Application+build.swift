@@ -89,6 +89,7 @@ func buildRouter(
     CheckinsController(intake: engine.intake, loudness: engine.loudness, reads: reads, limiter: limiter)
         .addRoutes(to: v2)
     ReportsController(reports: engine.reports, reads: reads, limiter: limiter).addRoutes(to: v2)
+    DevicesController(privacy: engine.privacy).addRoutes(to: v2)
     LoudnessController(loudness: engine.loudness, reads: reads).addRoutes(to: v2)
     SearchController(finder: engine.finder, loudness: engine.loudness, reads: reads).addRoutes(to: v2)
     ExportController(engine: engine, reads: reads).addRoutes(to: v2)

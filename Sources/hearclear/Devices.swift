@@ -7,8 +7,8 @@ import HearClearStore
 
 struct Devices: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List devices, and exclude or include one in every aggregate.",
-        subcommands: [List.self, Exclude.self, Include.self]
+        abstract: "List devices, exclude or include one in every aggregate, or erase one.",
+        subcommands: [List.self, Exclude.self, Include.self, Erase.self]
     )
 
     struct List: AsyncParsableCommand {
@@ -55,6 +55,35 @@ struct Devices: AsyncParsableCommand {
 
         func run() async throws {
             try await Devices.change(id, excluded: false, note: nil, options: options)
+        }
+    }
+
+    struct Erase: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Erase a device and everything naming it, on a person's request (docs/PRIVACY.md).",
+            discussion: """
+                What `DELETE /api/v2/devices/{deviceId}` does, for an operator answering a request that came \
+                by mail: the device, its check-ins, its reports and its calibration are deleted, and the venues \
+                it had checked in at are queued to be judged again without it. The admin's audit log records \
+                the erasure (counts only, as done by "operator"). DEVICE-ID is the id as the phone sends it \
+                (the person finds it in the app); it is not logged.
+                """)
+
+        @Argument(help: "The device id as the phone sends it.") var deviceID: String
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            let summary = try await DatabaseSession.run(options) { engine, _ in
+                try await engine.privacy.erase(deviceID: deviceID, by: "operator")
+            }
+            guard let summary else {
+                FileHandle.standardError.write(Data("Nothing is stored about this device.\n".utf8))
+                throw ExitCode.failure
+            }
+            print(
+                "Device erased: \(summary.checkins) check-in(s), \(summary.reports) report(s), calibration "
+                    + "\(summary.calibration ? "removed" : "none"); \(summary.venues) venue(s) queued to be judged again."
+            )
         }
     }
 

@@ -196,4 +196,35 @@ struct PrivacyTests {
             devices: DeviceRepository(client: database, logger: testLogger),
             administration: DeviceAdministration(client: database, logger: testLogger), key: key)
     }
+    @Test("the open-data exports hold nothing personal: no device id in any form, no phone coordinate, no check-in id")
+    func exportsHoldNothingPersonal() async throws {
+        try await EngineTestApp.run { client, _ in
+            // Two phones at the fixture's venue, located at -33.8689, 151.2094 (the venue is at
+            // -33.8688, 151.2093, which the export rightly names).
+            let devices = ["c0ffee00-1111-2222-3333-444455556666", "deadbeef-1111-2222-3333-444455556666"]
+            var ids: [String] = []
+            for device in devices {
+                let object = Fixture.checkin(device: device, count: 120)
+                ids.append((object["id"] as! String).lowercased())
+                #expect(try await IngestTests.post(client, object).status == .created)
+            }
+            let csv = try await eventually("the venue's cells in the export") { () -> String? in
+                let response = try await client.execute(uri: "/api/v2/export/cells.csv", method: .get)
+                let text = String(buffer: response.body)
+                return text.contains(Fixture.venueID) ? text : nil
+            }
+            let geo = String(buffer: try await client.execute(uri: "/api/v2/export/cells.geojson", method: .get).body)
+            #expect(geo.contains(Fixture.venueID))
+            for text in [csv.lowercased(), geo.lowercased()] {
+                for device in devices {
+                    for form in [device, DeviceKey.tests.keyed(device), DeviceKey.testShort(device)] {
+                        #expect(!text.contains(form.lowercased()), "\(form)")
+                    }
+                }
+                for id in ids { #expect(!text.contains(id)) }
+                #expect(!text.contains("33.8689") && !text.contains("151.2094"), "the phones' coordinates")
+                #expect(text.contains("33.8688") && text.contains("151.2093"), "the venue's, which are public")
+            }
+        }
+    }
 }

@@ -28,6 +28,12 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/IfNoneMatch`.
         public typealias IfNoneMatch = Swift.String
+        /// The device id as the phone sends it in its check-ins (`device.id`; v1's `deviceID`):
+        /// 1–128 characters, 400 otherwise. Only the phone knows it.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/parameters/DeviceId`.
+        public typealias DeviceId = Swift.String
         /// The venue's external id (e.g. a Foursquare id): 1–128 characters of
         /// `A–Z a–z 0–9 . _ ~ : -`. Anything else is 400.
         ///

@@ -2420,6 +2420,321 @@ extension Components {
             case louder = "louder"
             case aboutRight = "about right"
         }
+        /// Everything stored about one device.
+        ///
+        /// - Remark: Generated from `#/components/schemas/DeviceData`.
+        public struct DeviceData: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/DeviceData/device`.
+            public struct DevicePayload: Codable, Hashable, Sendable {
+                /// The short id (cut from the keyed id the server stores), as everywhere.
+                ///
+                /// - Remark: Generated from `#/components/schemas/DeviceData/device/id`.
+                public var id: Swift.String
+                /// - Remark: Generated from `#/components/schemas/DeviceData/device/model`.
+                public var model: Swift.String?
+                /// - Remark: Generated from `#/components/schemas/DeviceData/device/firstSeenAt`.
+                public var firstSeenAt: Foundation.Date
+                /// - Remark: Generated from `#/components/schemas/DeviceData/device/lastSeenAt`.
+                public var lastSeenAt: Foundation.Date
+                /// An admin took the device's check-ins out of every cell.
+                ///
+                /// - Remark: Generated from `#/components/schemas/DeviceData/device/excluded`.
+                public var excluded: Swift.Bool
+                /// Creates a new `DevicePayload`.
+                ///
+                /// - Parameters:
+                ///   - id: The short id (cut from the keyed id the server stores), as everywhere.
+                ///   - model:
+                ///   - firstSeenAt:
+                ///   - lastSeenAt:
+                ///   - excluded: An admin took the device's check-ins out of every cell.
+                public init(
+                    id: Swift.String,
+                    model: Swift.String? = nil,
+                    firstSeenAt: Foundation.Date,
+                    lastSeenAt: Foundation.Date,
+                    excluded: Swift.Bool
+                ) {
+                    self.id = id
+                    self.model = model
+                    self.firstSeenAt = firstSeenAt
+                    self.lastSeenAt = lastSeenAt
+                    self.excluded = excluded
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case id
+                    case model
+                    case firstSeenAt
+                    case lastSeenAt
+                    case excluded
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/DeviceData/device`.
+            public var device: Components.Schemas.DeviceData.DevicePayload
+            /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload`.
+            public struct CheckinsPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/id`.
+                public var id: Swift.String
+                /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/venue`.
+                public var venue: Swift.String
+                /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/source`.
+                @frozen public enum SourcePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case v2 = "v2"
+                    case v1 = "v1"
+                    case meter = "meter"
+                }
+                /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/source`.
+                public var source: Components.Schemas.DeviceData.CheckinsPayloadPayload.SourcePayload
+                /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/receivedAt`.
+                public var receivedAt: Foundation.Date
+                /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/startedAt`.
+                public var startedAt: Foundation.Date
+                /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/status`.
+                @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case pending = "pending"
+                    case included = "included"
+                    case outlier = "outlier"
+                    case excluded = "excluded"
+                }
+                /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/status`.
+                public var status: Components.Schemas.DeviceData.CheckinsPayloadPayload.StatusPayload
+                /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/reasons`.
+                public var reasons: [Swift.String]
+                /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/levelDBFS`.
+                public var levelDBFS: Swift.Double?
+                /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/validSeconds`.
+                public var validSeconds: Swift.Int?
+                /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/judgedAt`.
+                public var judgedAt: Foundation.Date?
+                /// The phone's distance from the venue; its coordinates are not kept.
+                ///
+                /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/distanceMetres`.
+                public var distanceMetres: Swift.Double?
+                /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/locationAccuracyMetres`.
+                public var locationAccuracyMetres: Swift.Double?
+                /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/zoneGuessed`.
+                public var zoneGuessed: Swift.Bool
+                /// The per-second samples as stored, parallel arrays.
+                ///
+                /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/samples`.
+                public struct SamplesPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/samples/offsetsSeconds`.
+                    public var offsetsSeconds: [Swift.Int]
+                    /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/samples/utcOffsetsMinutes`.
+                    public var utcOffsetsMinutes: [Swift.Int]
+                    /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/samples/averageDBFS`.
+                    public var averageDBFS: [Swift.Double]
+                    /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/samples/peakDBFS`.
+                    public var peakDBFS: [Swift.Double]
+                    /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/samples/lceqDdB`.
+                    public var lceqDdB: [Swift.Int]?
+                    /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/samples/bandIndexes`.
+                    public var bandIndexes: [Swift.Int]?
+                    /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/samples/bandsDdB`.
+                    public var bandsDdB: [Swift.Int]?
+                    /// Creates a new `SamplesPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - offsetsSeconds:
+                    ///   - utcOffsetsMinutes:
+                    ///   - averageDBFS:
+                    ///   - peakDBFS:
+                    ///   - lceqDdB:
+                    ///   - bandIndexes:
+                    ///   - bandsDdB:
+                    public init(
+                        offsetsSeconds: [Swift.Int],
+                        utcOffsetsMinutes: [Swift.Int],
+                        averageDBFS: [Swift.Double],
+                        peakDBFS: [Swift.Double],
+                        lceqDdB: [Swift.Int]? = nil,
+                        bandIndexes: [Swift.Int]? = nil,
+                        bandsDdB: [Swift.Int]? = nil
+                    ) {
+                        self.offsetsSeconds = offsetsSeconds
+                        self.utcOffsetsMinutes = utcOffsetsMinutes
+                        self.averageDBFS = averageDBFS
+                        self.peakDBFS = peakDBFS
+                        self.lceqDdB = lceqDdB
+                        self.bandIndexes = bandIndexes
+                        self.bandsDdB = bandsDdB
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case offsetsSeconds
+                        case utcOffsetsMinutes
+                        case averageDBFS
+                        case peakDBFS
+                        case lceqDdB
+                        case bandIndexes
+                        case bandsDdB
+                    }
+                }
+                /// The per-second samples as stored, parallel arrays.
+                ///
+                /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/samples`.
+                public var samples: Components.Schemas.DeviceData.CheckinsPayloadPayload.SamplesPayload
+                /// Creates a new `CheckinsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                ///   - venue:
+                ///   - source:
+                ///   - receivedAt:
+                ///   - startedAt:
+                ///   - status:
+                ///   - reasons:
+                ///   - levelDBFS:
+                ///   - validSeconds:
+                ///   - judgedAt:
+                ///   - distanceMetres: The phone's distance from the venue; its coordinates are not kept.
+                ///   - locationAccuracyMetres:
+                ///   - zoneGuessed:
+                ///   - samples: The per-second samples as stored, parallel arrays.
+                public init(
+                    id: Swift.String,
+                    venue: Swift.String,
+                    source: Components.Schemas.DeviceData.CheckinsPayloadPayload.SourcePayload,
+                    receivedAt: Foundation.Date,
+                    startedAt: Foundation.Date,
+                    status: Components.Schemas.DeviceData.CheckinsPayloadPayload.StatusPayload,
+                    reasons: [Swift.String],
+                    levelDBFS: Swift.Double? = nil,
+                    validSeconds: Swift.Int? = nil,
+                    judgedAt: Foundation.Date? = nil,
+                    distanceMetres: Swift.Double? = nil,
+                    locationAccuracyMetres: Swift.Double? = nil,
+                    zoneGuessed: Swift.Bool,
+                    samples: Components.Schemas.DeviceData.CheckinsPayloadPayload.SamplesPayload
+                ) {
+                    self.id = id
+                    self.venue = venue
+                    self.source = source
+                    self.receivedAt = receivedAt
+                    self.startedAt = startedAt
+                    self.status = status
+                    self.reasons = reasons
+                    self.levelDBFS = levelDBFS
+                    self.validSeconds = validSeconds
+                    self.judgedAt = judgedAt
+                    self.distanceMetres = distanceMetres
+                    self.locationAccuracyMetres = locationAccuracyMetres
+                    self.zoneGuessed = zoneGuessed
+                    self.samples = samples
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case id
+                    case venue
+                    case source
+                    case receivedAt
+                    case startedAt
+                    case status
+                    case reasons
+                    case levelDBFS
+                    case validSeconds
+                    case judgedAt
+                    case distanceMetres
+                    case locationAccuracyMetres
+                    case zoneGuessed
+                    case samples
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/DeviceData/checkins`.
+            public typealias CheckinsPayload = [Components.Schemas.DeviceData.CheckinsPayloadPayload]
+            /// - Remark: Generated from `#/components/schemas/DeviceData/checkins`.
+            public var checkins: Components.Schemas.DeviceData.CheckinsPayload
+            /// - Remark: Generated from `#/components/schemas/DeviceData/reports`.
+            public var reports: [Components.Schemas.Report]
+            /// Creates a new `DeviceData`.
+            ///
+            /// - Parameters:
+            ///   - device:
+            ///   - checkins:
+            ///   - reports:
+            public init(
+                device: Components.Schemas.DeviceData.DevicePayload,
+                checkins: Components.Schemas.DeviceData.CheckinsPayload,
+                reports: [Components.Schemas.Report]
+            ) {
+                self.device = device
+                self.checkins = checkins
+                self.reports = reports
+            }
+            public enum CodingKeys: String, CodingKey {
+                case device
+                case checkins
+                case reports
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/DeviceErasure`.
+        public struct DeviceErasure: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/DeviceErasure/status`.
+            @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case erased = "erased"
+            }
+            /// - Remark: Generated from `#/components/schemas/DeviceErasure/status`.
+            public var status: Components.Schemas.DeviceErasure.StatusPayload
+            /// - Remark: Generated from `#/components/schemas/DeviceErasure/removed`.
+            public struct RemovedPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/DeviceErasure/removed/checkins`.
+                public var checkins: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/DeviceErasure/removed/reports`.
+                public var reports: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/DeviceErasure/removed/calibration`.
+                public var calibration: Swift.Bool
+                /// - Remark: Generated from `#/components/schemas/DeviceErasure/removed/device`.
+                public var device: Swift.Bool
+                /// Creates a new `RemovedPayload`.
+                ///
+                /// - Parameters:
+                ///   - checkins:
+                ///   - reports:
+                ///   - calibration:
+                ///   - device:
+                public init(
+                    checkins: Swift.Int,
+                    reports: Swift.Int,
+                    calibration: Swift.Bool,
+                    device: Swift.Bool
+                ) {
+                    self.checkins = checkins
+                    self.reports = reports
+                    self.calibration = calibration
+                    self.device = device
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case checkins
+                    case reports
+                    case calibration
+                    case device
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/DeviceErasure/removed`.
+            public var removed: Components.Schemas.DeviceErasure.RemovedPayload
+            /// Venues queued to be judged again without the device.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DeviceErasure/venuesRejudged`.
+            public var venuesRejudged: Swift.Int
+            /// Creates a new `DeviceErasure`.
+            ///
+            /// - Parameters:
+            ///   - status:
+            ///   - removed:
+            ///   - venuesRejudged: Venues queued to be judged again without the device.
+            public init(
+                status: Components.Schemas.DeviceErasure.StatusPayload,
+                removed: Components.Schemas.DeviceErasure.RemovedPayload,
+                venuesRejudged: Swift.Int
+            ) {
+                self.status = status
+                self.removed = removed
+                self.venuesRejudged = venuesRejudged
+            }
+            public enum CodingKeys: String, CodingKey {
+                case status
+                case removed
+                case venuesRejudged
+            }
+        }
         /// A report of wrong data, beside the cell it is about. The device is never shown.
         ///
         /// - Remark: Generated from `#/components/schemas/Report`.

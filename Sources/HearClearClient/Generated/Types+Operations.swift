@@ -3667,6 +3667,519 @@ public enum Operations {
             }
         }
     }
+    /// Everything stored about a device (access)
+    ///
+    /// What the server holds about the device whose id is in the path, as one document: the
+    /// device (by its short id), its check-ins with their per-second samples and judgements, its
+    /// reports of wrong data, its calibration. The device id is the phone's secret (it is stored
+    /// only keyed and never logged), so knowing it is the proof of being that phone. Limited
+    /// per client address (`--rate-devices-address`, 30/h by default).
+    ///
+    ///
+    /// - Remark: HTTP `GET /api/v2/devices/{deviceId}/data`.
+    /// - Remark: Generated from `#/paths//api/v2/devices/{deviceId}/data/get(getDeviceData)`.
+    public enum GetDeviceData {
+        public static let id: Swift.String = "getDeviceData"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v2/devices/{deviceId}/data/GET/path`.
+            public struct Path: Sendable, Hashable {
+                /// The device id as the phone sends it in its check-ins (`device.id`; v1's `deviceID`):
+                /// 1–128 characters, 400 otherwise. Only the phone knows it.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/api/v2/devices/{deviceId}/data/GET/path/deviceId`.
+                public var deviceId: Components.Parameters.DeviceId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - deviceId: The device id as the phone sends it in its check-ins (`device.id`; v1's `deviceID`):
+                public init(deviceId: Components.Parameters.DeviceId) {
+                    self.deviceId = deviceId
+                }
+            }
+            public var path: Operations.GetDeviceData.Input.Path
+            /// - Remark: Generated from `#/paths/api/v2/devices/{deviceId}/data/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetDeviceData.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetDeviceData.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.GetDeviceData.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.GetDeviceData.Input.Path,
+                headers: Operations.GetDeviceData.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// The database cannot be reached (`type` ends in `/unavailable`): nothing was written. Try
+            /// again after `Retry-After` seconds; a check-in may be sent again with the same `id`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v2/devices/{deviceId}/data/get(getDeviceData)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v2/devices/{deviceId}/data/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// - Remark: Generated from `#/components/headers/ResponseContentEncoding`.
+                    @frozen public enum ResponseContentEncoding: String, Codable, Hashable, Sendable, CaseIterable {
+                        case gzip = "gzip"
+                    }
+                    /// `gzip` when the answer is over 1 KiB and the request accepted gzip; absent otherwise.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v2/devices/{deviceId}/data/GET/responses/200/headers/Content-Encoding`.
+                    public var contentEncoding: Components.Headers.ResponseContentEncoding?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - contentEncoding: `gzip` when the answer is over 1 KiB and the request accepted gzip; absent otherwise.
+                    public init(contentEncoding: Components.Headers.ResponseContentEncoding? = nil) {
+                        self.contentEncoding = contentEncoding
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetDeviceData.Output.Ok.Headers
+                /// - Remark: Generated from `#/paths/api/v2/devices/{deviceId}/data/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v2/devices/{deviceId}/data/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.DeviceData)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.DeviceData {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.GetDeviceData.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.GetDeviceData.Output.Ok.Headers = .init(),
+                    body: Operations.GetDeviceData.Output.Ok.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// The device's data.
+            ///
+            /// - Remark: Generated from `#/paths//api/v2/devices/{deviceId}/data/get(getDeviceData)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.GetDeviceData.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.GetDeviceData.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request could not be read: a bad path parameter, an empty body, a body that is not
+            /// JSON, or one that is not valid gzip/deflate data (`type` ends in `/malformed`).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v2/devices/{deviceId}/data/get(getDeviceData)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Nothing with this id (`type` ends in `/not-found`).
+            ///
+            /// - Remark: Generated from `#/paths//api/v2/devices/{deviceId}/data/get(getDeviceData)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Past a rate limit (`type` ends in `/rate-limited`): check-ins or reports per device or
+            /// per client address, recordings measured or searches per address (per server instance; see
+            /// the README). Try again after `Retry-After` seconds.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v2/devices/{deviceId}/data/get(getDeviceData)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case applicationProblemJson
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .applicationProblemJson,
+                    .json
+                ]
+            }
+        }
+    }
+    /// Erase a device and everything naming it (erasure)
+    ///
+    /// Deletes the device, its check-ins (with their samples and judgements), its reports and its
+    /// calibration, and queues every venue it had checked in at to be judged again without it:
+    /// hence 202, the venues' cells change once the worker has judged them (seconds). A second
+    /// call is 404. The admin's audit log records the erasure with its counts, not the id.
+    /// Limited per client address (`--rate-devices-address`).
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /api/v2/devices/{deviceId}`.
+    /// - Remark: Generated from `#/paths//api/v2/devices/{deviceId}/delete(eraseDevice)`.
+    public enum EraseDevice {
+        public static let id: Swift.String = "eraseDevice"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v2/devices/{deviceId}/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// The device id as the phone sends it in its check-ins (`device.id`; v1's `deviceID`):
+                /// 1–128 characters, 400 otherwise. Only the phone knows it.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/api/v2/devices/{deviceId}/DELETE/path/deviceId`.
+                public var deviceId: Components.Parameters.DeviceId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - deviceId: The device id as the phone sends it in its check-ins (`device.id`; v1's `deviceID`):
+                public init(deviceId: Components.Parameters.DeviceId) {
+                    self.deviceId = deviceId
+                }
+            }
+            public var path: Operations.EraseDevice.Input.Path
+            /// - Remark: Generated from `#/paths/api/v2/devices/{deviceId}/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.EraseDevice.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.EraseDevice.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.EraseDevice.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.EraseDevice.Input.Path,
+                headers: Operations.EraseDevice.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// The database cannot be reached (`type` ends in `/unavailable`): nothing was written. Try
+            /// again after `Retry-After` seconds; a check-in may be sent again with the same `id`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v2/devices/{deviceId}/delete(eraseDevice)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Accepted: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v2/devices/{deviceId}/DELETE/responses/202/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v2/devices/{deviceId}/DELETE/responses/202/content/application\/json`.
+                    case json(Components.Schemas.DeviceErasure)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.DeviceErasure {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.EraseDevice.Output.Accepted.Body
+                /// Creates a new `Accepted`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.EraseDevice.Output.Accepted.Body) {
+                    self.body = body
+                }
+            }
+            /// Erased; its venues are being judged again.
+            ///
+            /// - Remark: Generated from `#/paths//api/v2/devices/{deviceId}/delete(eraseDevice)/responses/202`.
+            ///
+            /// HTTP response code: `202 accepted`.
+            case accepted(Operations.EraseDevice.Output.Accepted)
+            /// The associated value of the enum case if `self` is `.accepted`.
+            ///
+            /// - Throws: An error if `self` is not `.accepted`.
+            /// - SeeAlso: `.accepted`.
+            public var accepted: Operations.EraseDevice.Output.Accepted {
+                get throws {
+                    switch self {
+                    case let .accepted(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "accepted",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request could not be read: a bad path parameter, an empty body, a body that is not
+            /// JSON, or one that is not valid gzip/deflate data (`type` ends in `/malformed`).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v2/devices/{deviceId}/delete(eraseDevice)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Nothing with this id (`type` ends in `/not-found`).
+            ///
+            /// - Remark: Generated from `#/paths//api/v2/devices/{deviceId}/delete(eraseDevice)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Past a rate limit (`type` ends in `/rate-limited`): check-ins or reports per device or
+            /// per client address, recordings measured or searches per address (per server instance; see
+            /// the README). Try again after `Retry-After` seconds.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v2/devices/{deviceId}/delete(eraseDevice)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case applicationProblemJson
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .applicationProblemJson,
+                    .json
+                ]
+            }
+        }
+    }
     /// The current label bands
     ///
     /// The bands that turn calibrated levels into words, lowest first, so clients can draw a

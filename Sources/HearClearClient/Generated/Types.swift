@@ -217,6 +217,30 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v2/checkins/{id}`.
     /// - Remark: Generated from `#/paths//api/v2/checkins/{id}/get(getCheckin)`.
     func getCheckin(_ input: Operations.GetCheckin.Input) async throws -> Operations.GetCheckin.Output
+    /// Everything stored about a device (access)
+    ///
+    /// What the server holds about the device whose id is in the path, as one document: the
+    /// device (by its short id), its check-ins with their per-second samples and judgements, its
+    /// reports of wrong data, its calibration. The device id is the phone's secret (it is stored
+    /// only keyed and never logged), so knowing it is the proof of being that phone. Limited
+    /// per client address (`--rate-devices-address`, 30/h by default).
+    ///
+    ///
+    /// - Remark: HTTP `GET /api/v2/devices/{deviceId}/data`.
+    /// - Remark: Generated from `#/paths//api/v2/devices/{deviceId}/data/get(getDeviceData)`.
+    func getDeviceData(_ input: Operations.GetDeviceData.Input) async throws -> Operations.GetDeviceData.Output
+    /// Erase a device and everything naming it (erasure)
+    ///
+    /// Deletes the device, its check-ins (with their samples and judgements), its reports and its
+    /// calibration, and queues every venue it had checked in at to be judged again without it:
+    /// hence 202, the venues' cells change once the worker has judged them (seconds). A second
+    /// call is 404. The admin's audit log records the erasure with its counts, not the id.
+    /// Limited per client address (`--rate-devices-address`).
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /api/v2/devices/{deviceId}`.
+    /// - Remark: Generated from `#/paths//api/v2/devices/{deviceId}/delete(eraseDevice)`.
+    func eraseDevice(_ input: Operations.EraseDevice.Input) async throws -> Operations.EraseDevice.Output
     /// The current label bands
     ///
     /// The bands that turn calibrated levels into words, lowest first, so clients can draw a
@@ -578,6 +602,46 @@ extension APIProtocol {
         headers: Operations.GetCheckin.Input.Headers = .init()
     ) async throws -> Operations.GetCheckin.Output {
         try await getCheckin(Operations.GetCheckin.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Everything stored about a device (access)
+    ///
+    /// What the server holds about the device whose id is in the path, as one document: the
+    /// device (by its short id), its check-ins with their per-second samples and judgements, its
+    /// reports of wrong data, its calibration. The device id is the phone's secret (it is stored
+    /// only keyed and never logged), so knowing it is the proof of being that phone. Limited
+    /// per client address (`--rate-devices-address`, 30/h by default).
+    ///
+    ///
+    /// - Remark: HTTP `GET /api/v2/devices/{deviceId}/data`.
+    /// - Remark: Generated from `#/paths//api/v2/devices/{deviceId}/data/get(getDeviceData)`.
+    public func getDeviceData(
+        path: Operations.GetDeviceData.Input.Path,
+        headers: Operations.GetDeviceData.Input.Headers = .init()
+    ) async throws -> Operations.GetDeviceData.Output {
+        try await getDeviceData(Operations.GetDeviceData.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Erase a device and everything naming it (erasure)
+    ///
+    /// Deletes the device, its check-ins (with their samples and judgements), its reports and its
+    /// calibration, and queues every venue it had checked in at to be judged again without it:
+    /// hence 202, the venues' cells change once the worker has judged them (seconds). A second
+    /// call is 404. The admin's audit log records the erasure with its counts, not the id.
+    /// Limited per client address (`--rate-devices-address`).
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /api/v2/devices/{deviceId}`.
+    /// - Remark: Generated from `#/paths//api/v2/devices/{deviceId}/delete(eraseDevice)`.
+    public func eraseDevice(
+        path: Operations.EraseDevice.Input.Path,
+        headers: Operations.EraseDevice.Input.Headers = .init()
+    ) async throws -> Operations.EraseDevice.Output {
+        try await eraseDevice(Operations.EraseDevice.Input(
             path: path,
             headers: headers
         ))

@@ -18,6 +18,9 @@ public struct RateLimitConfiguration: Sendable, Equatable {
     /// Reports from one client address, all devices together (a venue's Wi-Fi; far rarer than
     /// check-ins).
     public var reportsPerAddress = RateLimit(ServerSettings.rateReportsAddress.defaultValue!)!
+    /// Requests for a device's data or its erasure from one address: a person asks once; many
+    /// from one address are someone guessing ids.
+    public var devicesPerAddress = RateLimit(ServerSettings.rateDevicesAddress.defaultValue!)!
     /// Proxies whose `X-Forwarded-For` is believed: the client is the last address in it that is
     /// not one of them. Empty: the header is ignored and the peer is the client.
     public var trustedProxies: [IPNetwork] = []
@@ -54,6 +57,7 @@ public struct RateLimitConfiguration: Sendable, Equatable {
         searchesPerAddress = try limit(ServerSettings.rateSearchesAddress)
         reportsPerDevice = try limit(ServerSettings.rateReportsDevice)
         reportsPerAddress = try limit(ServerSettings.rateReportsAddress)
+        devicesPerAddress = try limit(ServerSettings.rateDevicesAddress)
         trustedProxies = try networks(ServerSettings.trustedProxies)
         exempt = try networks(ServerSettings.rateExempt)
     }

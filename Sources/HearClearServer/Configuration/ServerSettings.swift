@@ -48,13 +48,17 @@ public enum ServerSettings {
     public static let rateReportsAddress = Setting(
         "hearclear.rate.reports.address", .text, default: "120/h",
         help: "reports of wrong data from one client address, all devices together")
+    public static let rateDevicesAddress = Setting(
+        "hearclear.rate.devices.address", .text, default: "30/h",
+        help: "requests for a device's data or its erasure (`/api/v2/devices/{deviceId}…`) from one address")
     public static let trustedProxies = Setting(
         "hearclear.trusted.proxies", .text, default: nil, shown: "none",
         help: "proxies whose `X-Forwarded-For` is believed (addresses or networks, comma-separated)")
     public static let rateExempt = Setting(
         "hearclear.rate.exempt", .text, default: nil, shown: "none",
         help:
-            "client addresses never limited (addresses or networks, comma-separated): the operator's own tools, e.g. `127.0.0.1,::1` for `simulate` and the load tests on this host")
+            "client addresses never limited (addresses or networks, comma-separated): the operator's own tools, e.g. `127.0.0.1,::1` for `simulate` and the load tests on this host"
+    )
     public static let httpHeadTimeout = Setting(
         "hearclear.http.head.timeout", .number, default: "10",
         help:
@@ -86,7 +90,9 @@ public enum ServerSettings {
             adminUser, adminPasswordHash, adminPassword, adminSecureCookie,
         ] + [EngineSettings.databaseReadURL] + [
             readCacheBytes, httpMaxAge, httpStaleWhileRevalidate, rateCheckinsDevice, rateCheckinsAddress,
-            rateMeteringAddress, rateSearchesAddress, rateReportsDevice, rateReportsAddress, trustedProxies, rateExempt,
+            rateMeteringAddress, rateSearchesAddress, rateReportsDevice, rateReportsAddress, rateDevicesAddress,
+            trustedProxies,
+            rateExempt,
             httpHeadTimeout, httpBodyTimeout, httpBodyMinRate, httpIdleTimeout, httpMaxConnections,
         ] + EngineSettings.license
 }

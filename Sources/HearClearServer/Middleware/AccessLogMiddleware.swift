@@ -13,7 +13,7 @@ struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
         let status = response.status.code
         let level: Logger.Level = status >= 500 && status != 503 ? .error : status >= 400 ? .info : .debug
         context.logger.log(
-            level: level, "\(request.method.rawValue) \(request.uri.path) \(status)",
+            level: level, "\(request.method.rawValue) \(LoggedPath.redacted(request.uri.path)) \(status)",
             metadata: ["ms": "\((ContinuousClock.now - start).milliseconds)"]
         )
         return response

@@ -39,7 +39,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try answer(.unavailable, to: request, context: context, legacy: legacy)
         } catch {
             context.logger.error(
-                "request failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"]
+                "request failed",
+                metadata: ["error": "\(String(reflecting: error))", "path": "\(LoggedPath.redacted(request.uri.path))"]
             )
             if legacy { return LegacyResponse.error(.internalServerError, "internal error") }
             return try Problem(

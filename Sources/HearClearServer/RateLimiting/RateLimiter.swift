@@ -20,6 +20,7 @@ public final class RateLimiter: Sendable {
         case searchesPerAddress = "searches_address"
         case reportsPerDevice = "reports_device"
         case reportsPerAddress = "reports_address"
+        case devicesPerAddress = "devices_address"
     }
 
     let configuration: RateLimitConfiguration
@@ -49,6 +50,7 @@ public final class RateLimiter: Sendable {
         case .searchesPerAddress: configuration.searchesPerAddress
         case .reportsPerDevice: configuration.reportsPerDevice
         case .reportsPerAddress: configuration.reportsPerAddress
+        case .devicesPerAddress: configuration.devicesPerAddress
         }
     }
 
@@ -140,6 +142,7 @@ public final class RateLimiter: Sendable {
             case .searchesPerAddress: "searches from this address"
             case .reportsPerDevice: "reports from this device"
             case .reportsPerAddress: "reports from this address"
+            case .devicesPerAddress: "requests for a device's data or its erasure from this address"
             }
         return "more than \(limit) \(what); try again in \(seconds) s"
     }
@@ -147,7 +150,8 @@ public final class RateLimiter: Sendable {
 
 /// The per-address limits, by route: `POST /api/v2/checkins` and `POST /api/v1/checkin/new`,
 /// `POST /api/v2/venues/{venueId}/reports`, `POST /api/v2/meter` and `/api/v2/calibrations/tone`,
-/// `GET /api/v2/venues` and a venue's `alternatives` and `similar`. Before the body is read.
+/// `GET /api/v2/venues` and a venue's `alternatives` and `similar`, `/api/v2/devices/…` (a
+/// device's data and its erasure: an id guessed is an id tried). Before the body is read.
 struct RateLimitMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let limiter: RateLimiter
@@ -172,6 +176,7 @@ struct RateLimitMiddleware: RouterMiddleware {
         case (.post, "/api/v2/meter"), (.post, "/api/v2/calibrations/tone"): .meteringPerAddress
         case (.post, _) where path.hasPrefix("/api/v2/venues/") && path.hasSuffix("/reports"): .reportsPerAddress
         case (.get, "/api/v2/venues"): .searchesPerAddress
+        case (_, _) where path.hasPrefix("/api/v2/devices/"): .devicesPerAddress
         case (.get, _)
         where path.hasPrefix("/api/v2/venues/")
             && (path.hasSuffix("/alternatives") || path.hasSuffix("/similar")):

@@ -10,17 +10,27 @@ extension CheckinRepository {
     }
 
     func storedContent(id: UUID) async throws -> StoredCheckin? {
-        let rows = try await client.query(
-            """
-            SELECT c.id, v.external_id, d.client_id, d.model, c.source, c.started_at, c.offsets_s,
-                   c.average_dbfs, c.peak_dbfs, c.location_accuracy_m, c.distance_m, c.status, c.reasons, c.level_dbfs, c.valid_seconds,
-                   c.judged_at, c.zone_guessed, c.receipt_status, c.receipt_reasons, c.received_at, c.utc_offsets_min,
-                   c.lceq_ddb, c.band_indexes, c.bands_ddb
-            FROM checkins c JOIN venues v ON v.id = c.venue_id JOIN devices d ON d.id = c.device_id
-            WHERE c.id = \(id)
-            """,
-            logger: logger
-        )
+        try await storedContents("\(unescaped: Self.storedColumns) WHERE c.id = \(id)").first
+    }
+
+    /// Every check-in of the device whose row is `deviceKey`, oldest first (a phone's access to
+    /// its data).
+    public func checkins(ofDevice deviceKey: Int64) async throws -> [StoredCheckin] {
+        try await storedContents(
+            "\(unescaped: Self.storedColumns) WHERE c.device_id = \(deviceKey) ORDER BY c.started_at, c.id")
+    }
+
+    static let storedColumns = """
+        SELECT c.id, v.external_id, d.client_id, d.model, c.source, c.started_at, c.offsets_s,
+               c.average_dbfs, c.peak_dbfs, c.location_accuracy_m, c.distance_m, c.status, c.reasons, c.level_dbfs,
+               c.valid_seconds, c.judged_at, c.zone_guessed, c.receipt_status, c.receipt_reasons, c.received_at,
+               c.utc_offsets_min, c.lceq_ddb, c.band_indexes, c.bands_ddb
+        FROM checkins c JOIN venues v ON v.id = c.venue_id JOIN devices d ON d.id = c.device_id
+        """
+
+    private func storedContents(_ query: PostgresQuery) async throws -> [StoredCheckin] {
+        let rows = try await client.query(query, logger: logger)
+        var checkins: [StoredCheckin] = []
         for try await row in rows {
             var c = ColumnReader(row)
             let id: UUID = try c.next()
@@ -52,7 +62,7 @@ extension CheckinRepository {
                 reasons: receiptReasons.map(JudgementReason.init(rawValue:)),
                 receivedAt: receivedAt, sampleCount: averages.count
             )
-            return StoredCheckin(
+            let checkin = StoredCheckin(
                 id: id, venueExternalID: venueExternalID, deviceID: deviceID, deviceModel: deviceModel,
                 source: CheckinSource(rawValue: source) ?? .v2, startedAt: startedAt, offsetsSeconds: offsets,
                 utcOffsetsMinutes: zones, averageDBFS: averages, peakDBFS: peaks, locationAccuracyMetres: accuracy,
@@ -61,7 +71,8 @@ extension CheckinRepository {
                 validSeconds: validSeconds, judgedAt: judgedAt, zoneGuessed: zoneGuessed, receipt: receipt,
                 lceqDdB: lceq, bandIndexes: bandIndexes, bandsDdB: bands
             )
+            checkins.append(checkin)
         }
-        return nil
+        return checkins
     }
 }

@@ -119,6 +119,21 @@ public struct ReportRepository: Sendable {
         return existing.map(Closing.alreadyClosed) ?? .notFound
     }
 
+    /// Every report sent by the device whose stored (keyed) id is `keyedDeviceID`, oldest first.
+    public func reports(ofDevice keyedDeviceID: String) async throws -> [StoredReport] {
+        let rows = try await client.query(
+            """
+            SELECT \(unescaped: StoredReport.columns) FROM venue_reports r JOIN venues v ON v.id = r.venue_id
+            WHERE r.device_sha256 = sha256(convert_to(\(keyedDeviceID), 'UTF8')) ORDER BY r.created_at, r.id
+            """, logger: logger)
+        var reports: [StoredReport] = []
+        for try await row in rows {
+            var columns = ColumnReader(row)
+            reports.append(try StoredReport(reading: &columns))
+        }
+        return reports
+    }
+
     /// The first report `query` answers (it selects ``StoredReport/columns``), `nil` for none.
     private func firstReport(_ query: PostgresQuery) async throws -> StoredReport? {
         let rows = try await client.query(query, logger: logger)
