@@ -12,8 +12,10 @@ port=${BENCH_PORT:-18099}
 data=$(mktemp -d /tmp/hearclear-bench-XXXXXX)
 url=http://127.0.0.1:$port
 bin=.build/release/hearclear-bench
+serve_bin=.build/release/hearclear
 [ -x "$bin" ] || swift build -c release --product hearclear-bench
-HEARCLEAR_ADMIN_PASSWORD=bench "$bin" serve --port "$port" --data-dir "$data" --log-level warning --rate-exempt 127.0.0.1,::1 \
+[ -x "$serve_bin" ] || swift build -c release --product hearclear
+HEARCLEAR_ADMIN_PASSWORD=bench "$serve_bin" serve --port "$port" --data-dir "$data" --log-level warning --rate-exempt 127.0.0.1,::1 \
     >"$data/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$data"' EXIT

@@ -1,4 +1,5 @@
 import Foundation
+import HearClearEngine
 import HearClearTestSupport
 import Synchronization
 
@@ -23,7 +24,9 @@ public enum HearClearCommand {
 
     /// Runs `hearclear arguments…` to its end, off the concurrency pool; standard error goes
     /// through a file in `scratch` so neither pipe can fill up. `environment` is added to the
-    /// test's own. A command still running after `limit` is killed and the call throws, naming it.
+    /// test's own, after the test servers' device key (so that no command generates one into the
+    /// working directory's `.hearclear`). A command still running after `limit` is killed and the
+    /// call throws, naming it.
     public static func run(
         _ arguments: [String], program: String = "hearclear", scratch: URL, environment: [String: String] = [:],
         limit: Duration = TestPatience.command
@@ -38,7 +41,9 @@ public enum HearClearCommand {
             let process = Process()
             process.executableURL = executable(program)
             process.arguments = arguments
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+            process.environment = ProcessInfo.processInfo.environment
+                .merging(["HEARCLEAR_DEVICE_KEY": DeviceKey.testSecret]) { _, added in added }
+                .merging(environment) { _, added in added }
             process.standardOutput = output
             process.standardError = errors
             try process.run()

@@ -72,7 +72,8 @@ extension PostgresClient {
 
 extension DeviceKey {
     /// The device key of test servers (a real server's is its own secret).
-    public static let tests = try! DeviceKey(secret: "hearclear-tests-device-key-0123456789abcdef")
+    public static let testSecret = "hearclear-tests-device-key-0123456789abcdef"
+    public static let tests = try! DeviceKey(secret: testSecret)
 
     /// The short id an admin or a phone is shown for `deviceID` on a test server: cut from its
     /// keyed form.
