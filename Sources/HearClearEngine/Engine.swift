@@ -108,6 +108,7 @@ public struct Engine: Sendable {
             client: client, logger: logger, pollInterval: configuration.workerPollInterval, gate: gate,
             concurrency: configuration.aggregationWorkers, outage: outage,
             calibration: configuration.calibrationIntervalSeconds > 0
-                ? (calibrator, .seconds(configuration.calibrationIntervalSeconds)) : nil)
+                ? (calibrator, .seconds(configuration.calibrationIntervalSeconds)) : nil,
+            sampleRetentionDays: configuration.rawRetentionDays)
     }
 }

@@ -81,7 +81,7 @@ struct CheckinPage {
         self.hours = hours.map { Self.hour($0, referenceOffsetDB: referenceOffsetDB) }
         hasHours = !hours.isEmpty
 
-        let total = checkin.offsetsSeconds.count
+        let total = checkin.receipt.sampleCount
         let valid = checkin.validSeconds ?? analysis?.validSeconds ?? 0
         var facts = [
             Fact(label: "Venue", value: self.venueName),
@@ -94,7 +94,11 @@ struct CheckinPage {
             Fact(label: "Started", value: AdminFormat.time(checkin.startedAt)),
             Fact(
                 label: "Duration",
-                value: CheckinChart.clock(Double(checkin.offsetsSeconds.last ?? 0)) + " (\(total) samples)"
+                value: CheckinChart.clock((checkin.endedAt ?? checkin.startedAt).timeIntervalSince(checkin.startedAt))
+                    + " (\(total) samples"
+                    + (checkin.samplesRemovedAt.map { "; removed " + AdminFormat.time($0) + ", past the retention" }
+                        ?? "")
+                    + ")"
             ),
             Fact(label: "Valid seconds", value: "\(valid) of \(total) (\(AdminFormat.percent(valid, of: total)))"),
             Fact(

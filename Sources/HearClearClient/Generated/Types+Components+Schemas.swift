@@ -2514,6 +2514,10 @@ extension Components {
                 public var locationAccuracyMetres: Swift.Double?
                 /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/zoneGuessed`.
                 public var zoneGuessed: Swift.Bool
+                /// When the samples were removed past the server's retention; they are then empty.
+                ///
+                /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/samplesRemovedAt`.
+                public var samplesRemovedAt: Foundation.Date?
                 /// The per-second samples as stored, parallel arrays.
                 ///
                 /// - Remark: Generated from `#/components/schemas/DeviceData/CheckinsPayload/samples`.
@@ -2589,6 +2593,7 @@ extension Components {
                 ///   - distanceMetres: The phone's distance from the venue; its coordinates are not kept.
                 ///   - locationAccuracyMetres:
                 ///   - zoneGuessed:
+                ///   - samplesRemovedAt: When the samples were removed past the server's retention; they are then empty.
                 ///   - samples: The per-second samples as stored, parallel arrays.
                 public init(
                     id: Swift.String,
@@ -2604,6 +2609,7 @@ extension Components {
                     distanceMetres: Swift.Double? = nil,
                     locationAccuracyMetres: Swift.Double? = nil,
                     zoneGuessed: Swift.Bool,
+                    samplesRemovedAt: Foundation.Date? = nil,
                     samples: Components.Schemas.DeviceData.CheckinsPayloadPayload.SamplesPayload
                 ) {
                     self.id = id
@@ -2619,6 +2625,7 @@ extension Components {
                     self.distanceMetres = distanceMetres
                     self.locationAccuracyMetres = locationAccuracyMetres
                     self.zoneGuessed = zoneGuessed
+                    self.samplesRemovedAt = samplesRemovedAt
                     self.samples = samples
                 }
                 public enum CodingKeys: String, CodingKey {
@@ -2635,6 +2642,7 @@ extension Components {
                     case distanceMetres
                     case locationAccuracyMetres
                     case zoneGuessed
+                    case samplesRemovedAt
                     case samples
                 }
             }

@@ -1,3 +1,4 @@
+import Foundation
 import HearClearModel
 import HearClearStore
 import Logging
@@ -33,6 +34,8 @@ public struct AggregationWorker: Service {
     /// The crowd calibration and how often it runs (the first fit one interval after start);
     /// `nil`: never.
     let calibration: (calibrator: Calibrator, interval: Duration)?
+    /// Days a check-in keeps its per-second samples (``SampleRetention``); `nil`: for ever.
+    let sampleRetentionDays: Int?
     /// Most venues in one batch (one transaction): a batch costs the same dozen round trips
     /// whatever its size, so under load the worker takes more venues at a time and keeps up.
     static let batchSize = 32
@@ -41,9 +44,10 @@ public struct AggregationWorker: Service {
     public init(
         client: PostgresClient, logger: Logger, pollInterval: Duration = .seconds(2),
         gate: StartupGate = StartupGate(open: true), concurrency: Int = 2, outage: DatabaseOutage = DatabaseOutage(),
-        calibration: (calibrator: Calibrator, interval: Duration)? = nil
+        calibration: (calibrator: Calibrator, interval: Duration)? = nil, sampleRetentionDays: Int? = nil
     ) {
         self.calibration = calibration
+        self.sampleRetentionDays = sampleRetentionDays
         self.outage = outage
         self.aggregator = Aggregator(client: client, logger: logger)
         self.client = client
@@ -61,6 +65,9 @@ public struct AggregationWorker: Service {
                 group.addTask { await poll(waker) }
                 if let calibration {
                     group.addTask { await calibrate(calibration.calibrator, every: calibration.interval) }
+                }
+                if let sampleRetentionDays {
+                    group.addTask { await removeOldSamples(olderThan: sampleRetentionDays) }
                 }
                 // A start that fails before the schema is ready shuts the worker down here.
                 if await gate.wait() {
@@ -175,6 +182,29 @@ public struct AggregationWorker: Service {
             } catch {
                 logger.error("calibration failed", metadata: ["error": "\(error)"])
             }
+        }
+    }
+
+    /// Once the schema is ready and then every hour, removes the samples of the check-ins
+    /// received more than `days` days ago (``SampleRetention``); logs what it freed.
+    private func removeOldSamples(olderThan days: Int) async {
+        guard await gate.wait() else { return }
+        let retention = SampleRetention(client: client, logger: logger)
+        while !Task.isCancelled {
+            do {
+                let pass = try await retention.strip(receivedBefore: Date().addingTimeInterval(-Double(days) * 86_400))
+                if pass.checkins > 0 {
+                    logger.info(
+                        "samples removed past the retention",
+                        metadata: [
+                            "checkins": "\(pass.checkins)", "bytes": "\(pass.bytes)",
+                            "bytesPerCheckin": "\(pass.bytes / pass.checkins)", "days": "\(days)",
+                        ])
+                }
+            } catch {
+                logger.error("sample retention failed", metadata: ["error": "\(error)"])
+            }
+            do { try await Task.sleep(for: .seconds(3_600)) } catch { return }
         }
     }
 

@@ -34,6 +34,9 @@ public struct EngineConfiguration: Sendable {
     public var aggregationWorkers = EngineSettings.aggregationWorkers.defaultInt
     /// Seconds between crowd calibration fits (``Calibrator``); 0: never (only on demand).
     public var calibrationIntervalSeconds = EngineSettings.calibrationInterval.defaultInt
+    /// Days a check-in keeps its per-second samples once its cleaning is stored
+    /// (``SampleRetention``); nil: for ever.
+    public var rawRetentionDays: Int?
     /// Whether search is answered from the in-memory venue index (``SearchIndex``).
     public var searchIndex = EngineSettings.searchIndex.defaultValue == "on"
     /// The secret device ids are kept under (`--device-key`); nil: the one in the data directory.
@@ -80,6 +83,15 @@ public struct EngineConfiguration: Sendable {
         referenceOffsetDB = reader.double(EngineSettings.referenceOffsetDB)
         aggregationWorkers = reader.int(EngineSettings.aggregationWorkers)
         calibrationIntervalSeconds = reader.int(EngineSettings.calibrationInterval)
+        switch reader.string(EngineSettings.rawRetentionDays) {
+        case nil, "off": rawRetentionDays = nil
+        case let text?:
+            guard let days = Int(text), (1...36_500).contains(days) else {
+                throw ConfigurationError.invalid(
+                    "raw retention days must be 'off' or a whole number of days from 1 to 36500, not '\(text)'")
+            }
+            rawRetentionDays = days
+        }
         switch reader.string(EngineSettings.searchIndex) {
         case "on": searchIndex = true
         case "off": searchIndex = false

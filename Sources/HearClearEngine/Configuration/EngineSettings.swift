@@ -63,11 +63,18 @@ public enum EngineSettings {
             "the secret device ids are kept under (HMAC-SHA-256; at least 32 characters). A secret to back up with the database: under another key every phone is a new device"
     )
 
+    public static let rawRetentionDays = Setting(
+        "hearclear.raw.retention.days", .text, default: "off",
+        help:
+            "days a check-in keeps its per-second samples once judged; then they are removed and it keeps its judgement, its hourly pieces and its sound character (`off`: for ever)"
+    )
+
     /// What every command that reaches the database takes.
     public static let database = [dataDirectory, resources, databaseURL, deviceKey, logFormat, logLevel]
     /// The engine's part of `serve` (and ``databaseReadURL``).
     public static let serve = [
         maxDistanceMetres, referenceOffsetDB, databaseConnections, aggregationWorkers, calibrationInterval, searchIndex,
+        rawRetentionDays,
     ]
     /// The open data's licence (`serve` and `export`).
     public static let license = [dataLicense, dataLicenseURL]

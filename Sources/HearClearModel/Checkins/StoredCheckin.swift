@@ -24,6 +24,11 @@ public struct StoredCheckin: Sendable, Equatable {
     public var judgedAt: Date?
     public var zoneGuessed: Bool
     public var receipt: CheckinReceipt
+    /// When the last sample was taken, as stored (nil: from the samples).
+    public var endedAt: Date? = nil
+    /// When its per-second samples were removed past the retention (migration 0015); its arrays
+    /// are then empty and ``CheckinReceipt/sampleCount`` still says how many there were.
+    public var samplesRemovedAt: Date? = nil
     /// LCeq and band levels as sent (see ``CheckinSubmission``); nil when it carries none.
     public var lceqDdB: [Int16]? = nil
     public var bandIndexes: [Int16]? = nil

@@ -24,7 +24,8 @@ extension CheckinRepository {
         SELECT c.id, v.external_id, d.client_id, d.model, c.source, c.started_at, c.offsets_s,
                c.average_dbfs, c.peak_dbfs, c.location_accuracy_m, c.distance_m, c.status, c.reasons, c.level_dbfs,
                c.valid_seconds, c.judged_at, c.zone_guessed, c.receipt_status, c.receipt_reasons, c.received_at,
-               c.utc_offsets_min, c.lceq_ddb, c.band_indexes, c.bands_ddb
+               c.utc_offsets_min, c.lceq_ddb, c.band_indexes, c.bands_ddb, c.sample_count, c.ended_at,
+               c.samples_removed_at
         FROM checkins c JOIN venues v ON v.id = c.venue_id JOIN devices d ON d.id = c.device_id
         """
 
@@ -57,10 +58,13 @@ extension CheckinRepository {
             let lceq: [Int16]? = try c.next()
             let bandIndexes: [Int16]? = try c.next()
             let bands: [Int16]? = try c.next()
+            let sampleCount: Int = try c.next()
+            let endedAt: Date = try c.next()
+            let samplesRemovedAt: Date? = try c.next()
             let receipt = CheckinReceipt(
                 id: id, venueExternalID: venueExternalID, status: receiptStatus,
                 reasons: receiptReasons.map(JudgementReason.init(rawValue:)),
-                receivedAt: receivedAt, sampleCount: averages.count
+                receivedAt: receivedAt, sampleCount: sampleCount
             )
             let checkin = StoredCheckin(
                 id: id, venueExternalID: venueExternalID, deviceID: deviceID, deviceModel: deviceModel,
@@ -71,7 +75,10 @@ extension CheckinRepository {
                 validSeconds: validSeconds, judgedAt: judgedAt, zoneGuessed: zoneGuessed, receipt: receipt,
                 lceqDdB: lceq, bandIndexes: bandIndexes, bandsDdB: bands
             )
-            checkins.append(checkin)
+            var stored = checkin
+            stored.endedAt = endedAt
+            stored.samplesRemovedAt = samplesRemovedAt
+            checkins.append(stored)
         }
         return checkins
     }

@@ -31,12 +31,14 @@ extension AggregationQueue {
 
     /// Forgets the stored cleaning of one venue's check-ins (every venue's when `venueID` is nil),
     /// so that the next judgement cleans them again from their samples, and queues each venue
-    /// that had any, in the same statement. Answers the number of venues queued.
+    /// that had any, in the same statement. Answers the number of venues queued. A check-in whose
+    /// samples are removed (migration 0015) keeps its cleaning: nothing is left to clean.
     static func forgettingCleaning(venueID: Int64?) -> PostgresQuery {
         """
         WITH forgotten AS (
             UPDATE checkins SET cleaned_at = NULL
             WHERE venue_id = COALESCE(\(venueID), venue_id) AND cleaned_at IS NOT NULL
+              AND samples_removed_at IS NULL
             RETURNING venue_id),
         affected AS (SELECT DISTINCT venue_id FROM forgotten),
         \(unescaped: enqueueing(from: "affected"))

@@ -151,12 +151,13 @@ public struct AggregationQueue: Sendable {
 
     /// Makes the next judgement of one venue (or of all) clean its check-ins again instead of
     /// reusing their stored cleaning: for a recompute after a change of method. The caller queues
-    /// or recomputes the venues.
+    /// or recomputes the venues. A check-in whose samples are removed keeps its cleaning.
     public func forgetCleaning(venueID: Int64? = nil) async throws {
         try await client.query(
             """
             UPDATE checkins SET cleaned_at = NULL
             WHERE venue_id = COALESCE(\(venueID), venue_id) AND cleaned_at IS NOT NULL
+              AND samples_removed_at IS NULL
             """,
             logger: logger)
     }

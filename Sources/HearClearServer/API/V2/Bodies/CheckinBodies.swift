@@ -57,8 +57,9 @@ struct CheckinBody: Encodable {
         reasons = checkin.reasons
         receivedAt = checkin.receipt.receivedAt
         startedAt = checkin.startedAt
-        endedAt = checkin.startedAt.addingTimeInterval(TimeInterval(checkin.offsetsSeconds.last ?? 0))
-        sampleCount = checkin.offsetsSeconds.count
+        endedAt =
+            checkin.endedAt ?? checkin.startedAt.addingTimeInterval(TimeInterval(checkin.offsetsSeconds.last ?? 0))
+        sampleCount = checkin.receipt.sampleCount
         validSeconds = checkin.validSeconds
         levelDBFS = checkin.levelDBFS.map { (Double($0) * 10).rounded() / 10 }
         self.level = level

@@ -38,6 +38,9 @@ struct DeviceDataBody: Encodable {
         @KeepsNull var distanceMetres: Double?
         @KeepsNull var locationAccuracyMetres: Double?
         var zoneGuessed: Bool
+        /// When the samples were removed past the retention (`--raw-retention-days`); they are
+        /// then empty.
+        @KeepsNull var samplesRemovedAt: Date?
         var samples: Samples
     }
 
@@ -72,6 +75,7 @@ struct DeviceDataBody: Encodable {
                 reasons: checkin.reasons, levelDBFS: checkin.levelDBFS.map(Double.init),
                 validSeconds: checkin.validSeconds, judgedAt: checkin.judgedAt, distanceMetres: checkin.distanceMetres,
                 locationAccuracyMetres: checkin.locationAccuracyMetres, zoneGuessed: checkin.zoneGuessed,
+                samplesRemovedAt: checkin.samplesRemovedAt,
                 samples: Samples(
                     offsetsSeconds: checkin.offsetsSeconds, utcOffsetsMinutes: checkin.utcOffsetsMinutes,
                     averageDBFS: checkin.averageDBFS, peakDBFS: checkin.peakDBFS, lceqDdB: checkin.lceqDdB,

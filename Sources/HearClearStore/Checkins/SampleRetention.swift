@@ -1,0 +1,53 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Removes the per-second samples of check-ins older than the retention (migration 0015): what
+/// re-cleaning needs, once their cleaning is stored and the method has had its time to change.
+public struct SampleRetention: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// What one pass removed.
+    public struct Pass: Sendable, Equatable {
+        public var checkins = 0
+        /// The arrays' stored size before (`pg_column_size`: after TOAST compression).
+        public var bytes = 0
+    }
+
+    /// Strips every check-in received before `cutoff` whose cleaning is stored, in batches of
+    /// `batch` (each its own statement, so ingest never waits long on one).
+    public func strip(receivedBefore cutoff: Date, batch: Int = 1_000) async throws -> Pass {
+        var total = Pass()
+        while true {
+            let rows = try await client.query(
+                """
+                WITH chosen AS (
+                    SELECT id, coalesce(pg_column_size(offsets_s), 0) + coalesce(pg_column_size(average_dbfs), 0)
+                             + coalesce(pg_column_size(peak_dbfs), 0) + coalesce(pg_column_size(lceq_ddb), 0)
+                             + coalesce(pg_column_size(band_indexes), 0) + coalesce(pg_column_size(bands_ddb), 0)
+                             AS bytes
+                    FROM checkins
+                    WHERE samples_removed_at IS NULL AND cleaned_at IS NOT NULL AND received_at < \(cutoff)
+                    ORDER BY received_at LIMIT \(batch) FOR UPDATE SKIP LOCKED),
+                stripped AS (
+                    UPDATE checkins c SET offsets_s = '{}', average_dbfs = '{}', peak_dbfs = '{}', lceq_ddb = NULL,
+                                          band_indexes = NULL, bands_ddb = NULL, samples_removed_at = now()
+                    FROM chosen WHERE c.id = chosen.id RETURNING chosen.bytes)
+                SELECT count(*)::int8, coalesce(sum(bytes), 0)::int8 FROM stripped
+                """, logger: logger)
+            var pass = Pass()
+            for try await (count, bytes) in rows.decode((Int64, Int64).self) {
+                pass = Pass(checkins: Int(count), bytes: Int(bytes))
+            }
+            guard pass.checkins > 0 else { return total }
+            total.checkins += pass.checkins
+            total.bytes += pass.bytes
+        }
+    }
+}
