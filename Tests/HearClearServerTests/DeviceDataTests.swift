@@ -32,24 +32,24 @@ struct DeviceDataTests {
         }
     }
 
-    /// The phone alone at "solo"; at "shared" with two others, in the same hour; a report of it.
+    /// The phone alone at "solo"; at "busy" with two others, in the same hour; a report of it.
     static func seed(_ client: some TestClientProtocol) async throws -> (mine: [UUID], others: [UUID]) {
         let start = SubmissionFixture.previousHourStart
         var mine: [UUID] = []
         var others: [UUID] = []
-        // "solo" ten minutes after "shared": a phone is at one venue at a time.
-        for (venue, at) in [("shared", start), ("solo", start.addingTimeInterval(600))] {
+        // "solo" ten minutes after "busy": a phone is at one venue at a time.
+        for (venue, at) in [("busy", start), ("solo", start.addingTimeInterval(600))] {
             let checkin = CheckinFixture(venue: venue, device: phone, levelDBFS: -42, start: at)
             try await checkin.submit(to: client)
             mine.append(checkin.id)
         }
         for (device, level) in [(other, -45.0), (third, -46.0)] {
-            let checkin = CheckinFixture(venue: "shared", device: device, levelDBFS: level, start: start)
+            let checkin = CheckinFixture(venue: "busy", device: device, levelDBFS: level, start: start)
             try await checkin.submit(to: client)
             others.append(checkin.id)
         }
         let report = try await client.execute(
-            uri: "/api/v2/venues/shared/reports", method: .post, headers: Fixture.jsonHeaders,
+            uri: "/api/v2/venues/busy/reports", method: .post, headers: Fixture.jsonHeaders,
             body: Fixture.bytes([
                 "device": phone, "at": Fixture.timestamp(start.addingTimeInterval(60)), "felt": "louder",
             ]))
@@ -95,8 +95,8 @@ struct DeviceDataTests {
         try await EngineTestApp.run { client, database in
             let (_, others) = try await Self.seed(client)
             let solo = try await Self.cell("solo", checkins: 1, client: client)
-            let shared = try await Self.cell("shared", checkins: 3, client: client)
-            #expect(solo["level"] != nil && shared["level"] != nil)
+            let busy = try await Self.cell("busy", checkins: 3, client: client)
+            #expect(solo["level"] != nil && busy["level"] != nil)
             let key = try #require(
                 try await database.query(
                     "SELECT id FROM devices WHERE client_id = \(DeviceKey.tests.keyed(Self.phone))", logger: testLogger
@@ -136,12 +136,12 @@ struct DeviceDataTests {
             #expect(try await database.count("checkins") == 2)
             for id in others { #expect(try await database.count("checkins", where: "id = '\(id)'") == 1) }
 
-            // Judged again without it: the cell that rested on it alone is gone, the shared one
+            // Judged again without it: the cell that rested on it alone is gone, the busy one
             // rests on the two others (−45 and −46 dBFS, quieter than with the phone's −42: not an
             // outlier among three, |modified z| = 2.0).
             _ = try await Self.cell("solo", checkins: nil, client: client)
-            let after = try await Self.cell("shared", checkins: 2, client: client)
-            let before = try #require(shared["level"] as? Double)
+            let after = try await Self.cell("busy", checkins: 2, client: client)
+            let before = try #require(busy["level"] as? Double)
             let now = try #require(after["level"] as? Double)
             #expect(now < before)
 
