@@ -6,3 +6,5 @@
 -- device; a report whose phone never checked in keeps the old hash, which no keyed id matches).
 ALTER TABLE devices ADD COLUMN keyed boolean NOT NULL DEFAULT false;
 ALTER TABLE devices ALTER COLUMN keyed SET DEFAULT true;
+-- Every start looks for rows left to convert: through this, not a scan of every device.
+CREATE INDEX devices_unkeyed_idx ON devices (id) WHERE NOT keyed;

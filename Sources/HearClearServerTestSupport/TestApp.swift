@@ -81,3 +81,12 @@ extension DeviceKey {
         DeviceIdentity.shortened(tests.keyed(deviceID))
     }
 }
+
+extension DeviceDirectory {
+    /// The engine's acts on devices, by the id the phone sends, keyed under `key`.
+    public static func testing(_ database: PostgresClient, key: DeviceKey = .tests) -> DeviceDirectory {
+        DeviceDirectory(
+            devices: DeviceRepository(client: database, logger: testLogger),
+            administration: DeviceAdministration(client: database, logger: testLogger), key: key)
+    }
+}

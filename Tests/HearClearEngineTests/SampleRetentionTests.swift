@@ -11,29 +11,20 @@ import Testing
 /// judgement rests on (migration 0015, ``SampleRetention``).
 @Suite("Sample retention")
 struct SampleRetentionTests {
-    /// Every row of `query` as PostgreSQL writes it out as JSON text, sorted.
-    static func rows(_ query: String, _ client: PostgresClient) async throws -> [String] {
-        var rows: [String] = []
-        for try await text in try await client.query(PostgresQuery(unsafeSQL: query), logger: engineTestLogger)
-            .decode(String.self)
-        {
-            rows.append(text)
-        }
-        return rows.sorted()
-    }
-
     /// The cells, without their write times; the check-ins' hours (the stored cleaning, with the
     /// sound character); the check-ins' judgements.
     static func snapshot(_ client: PostgresClient) async throws -> [[String]] {
         [
-            try await rows(
-                "SELECT (to_jsonb(l) - 'updated_at' - 'computed_at')::text FROM loudness_cells l", client),
-            try await rows("SELECT to_jsonb(h)::text FROM checkin_hours h", client),
-            try await rows(
+            try await client.texts(
+                "SELECT (to_jsonb(l) - 'updated_at' - 'computed_at')::text FROM loudness_cells l"
+            ).sorted(),
+            try await client.texts("SELECT to_jsonb(h)::text FROM checkin_hours h").sorted(),
+            try await client.texts(
                 """
                 SELECT jsonb_build_array(id, status, reasons, level_dbfs, valid_seconds, sample_count, started_at,
                                          ended_at, clean_exclusion)::text FROM checkins
-                """, client),
+                """
+            ).sorted(),
         ]
     }
 

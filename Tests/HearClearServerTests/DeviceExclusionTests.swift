@@ -45,7 +45,7 @@ struct DeviceExclusionTests {
                 suspect.append(checkin)
             }
             let before = try await cells(checkins: 3, client: client)
-            let admin = Self.directory(database)
+            let admin = DeviceDirectory.testing(database)
 
             let excluded = try await admin.setExcluded("suspect-device", excluded: true, note: "test")
             let without = try await cells(checkins: 2, client: client)
@@ -80,7 +80,7 @@ struct DeviceExclusionTests {
                     to: client)
             }
             _ = try await cells(checkins: 3, client: client, only: Self.uris[0])
-            _ = try await Self.directory(database).setExcluded("loud-device-xyz", excluded: true)
+            _ = try await DeviceDirectory.testing(database).setExcluded("loud-device-xyz", excluded: true)
 
             let administration = DeviceAdministration(client: database, logger: EngineTestApp.logger)
             let reports = try await administration.list().map(DeviceReport.init)
@@ -99,13 +99,6 @@ struct DeviceExclusionTests {
             #expect(!loud.bias.isFlagged)
             #expect(excludedOnly.map(\.key) == [loud.key])
         }
-    }
-
-    /// The admin's acts on devices as the engine offers them: by the id the phone sends (keyed).
-    static func directory(_ database: PostgresClient) -> DeviceDirectory {
-        DeviceDirectory(
-            devices: DeviceRepository(client: database, logger: EngineTestApp.logger),
-            administration: DeviceAdministration(client: database, logger: EngineTestApp.logger), key: .tests)
     }
 
     private func cells(checkins: Int, client: some TestClientProtocol, only uri: String) async throws -> [String: Any] {

@@ -13,18 +13,6 @@ import Testing
 /// What the service keeps about a phone (docs/PRIVACY.md).
 @Suite("Privacy: what is kept of a check-in")
 struct PrivacyTests {
-    /// Every stored check-in row, whole, as PostgreSQL writes it out as JSON.
-    static func checkinRows(_ database: PostgresClient) async throws -> [String] {
-        var rows: [String] = []
-        for try await text in try await database.query(
-            "SELECT row_to_json(c)::text FROM checkins c", logger: testLogger
-        )
-        .decode(String.self) {
-            rows.append(text)
-        }
-        return rows
-    }
-
     @Test("no coordinate of the phone is stored by v2 or v1 intake: only its distance and accuracy")
     func noCoordinates() async throws {
         try await withRouterApp { client, database in
@@ -41,17 +29,12 @@ struct PrivacyTests {
             #expect(legacy.status == .ok)
 
             // No column could hold them …
-            var columns: [String] = []
-            for try await name in try await database.query(
-                "SELECT column_name::text FROM information_schema.columns WHERE table_name = 'checkins'",
-                logger: testLogger
-            ).decode(String.self) {
-                columns.append(name)
-            }
+            let columns = try await database.texts(
+                "SELECT column_name::text FROM information_schema.columns WHERE table_name = 'checkins'")
             #expect(columns.contains("distance_m") && columns.contains("location_accuracy_m"))
             #expect(!columns.contains { $0.contains("latitude") || $0.contains("longitude") }, "\(columns)")
             // … and no row holds them, in any column.
-            let rows = try await Self.checkinRows(database)
+            let rows = try await database.texts("SELECT row_to_json(c)::text FROM checkins c")
             #expect(rows.count == 2)
             for row in rows {
                 #expect(!row.contains("33.8689") && !row.contains("151.2094"), "\(row)")
@@ -87,37 +70,23 @@ struct PrivacyTests {
             #expect(try await database.count("checkins") == 1)
         }
     }
-    /// HMAC-SHA-256 by Python's `hmac` module: the independent reference for ``DeviceKey``.
-    static func pythonHMAC(secret: String, message: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [
-            "-c",
-            "import hmac, hashlib, sys; print(hmac.new(sys.argv[1].encode(), sys.argv[2].encode(), hashlib.sha256).hexdigest())",
-            secret, message,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
     static func storedDevices(_ database: PostgresClient) async throws -> [String] {
-        var ids: [String] = []
-        for try await id in try await database.query("SELECT client_id FROM devices ORDER BY id", logger: testLogger)
-            .decode(String.self)
-        {
-            ids.append(id)
-        }
-        return ids
+        try await database.texts("SELECT client_id FROM devices ORDER BY id")
     }
 
-    @Test("device ids are kept keyed: HMAC-SHA-256 as Python computes it; the same id from v1 and v2 is one device")
+    @Test(
+        "device ids are kept keyed: HMAC-SHA-256 as Python computes it; the same id from v1 and v2 is one device",
+        .enabled(if: ExportTests.hasPython, "no .venv/bin/python: run scripts/deps.sh"))
     func keyedDeviceIDs() async throws {
         let phone = "0A1B2C3D-1111-2222-3333-444455556666"
-        let expected = try Self.pythonHMAC(secret: "hearclear-tests-device-key-0123456789abcdef", message: phone)
+        // HMAC-SHA-256 by Python's `hmac` module: the independent reference for DeviceKey.
+        let input = try JSONSerialization.data(withJSONObject: [DeviceKey.testSecret, phone])
+        let expected = String(
+            decoding: try ExportTests.runPython(
+                "import hmac, hashlib, json, sys; k, m = json.load(sys.stdin); print(hmac.new(k.encode(), m.encode(), hashlib.sha256).hexdigest())",
+                input: input),
+            as: UTF8.self
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(expected.count == 64 && DeviceKey.tests.keyed(phone) == expected)
         try await withRouterApp { client, database in
             let object = Fixture.checkin(device: phone, count: 30)
@@ -137,9 +106,7 @@ struct PrivacyTests {
             #expect(known.status == .ok, "v1 finds the device by the id it sends")
             // The phone's id is nowhere in the database's rows of devices and check-ins.
             for table in ["devices", "checkins"] {
-                for try await row in try await database.query(
-                    "SELECT row_to_json(t)::text FROM \(unescaped: table) t", logger: testLogger
-                ).decode(String.self) {
+                for row in try await database.texts("SELECT row_to_json(t)::text FROM \(table) t") {
                     #expect(!row.lowercased().contains(phone.lowercased()), "\(table): \(row)")
                 }
             }
@@ -151,7 +118,7 @@ struct PrivacyTests {
         try await withTestDatabase { database, _ in
             let other = try DeviceKey(secret: "another-deployment-device-key-0123456789")
             for key in [DeviceKey.tests, other, DeviceKey.tests] {
-                try await PrivacyTests.directory(database, key: key).register(clientID: "phone-1", model: nil)
+                try await DeviceDirectory.testing(database, key: key).register(clientID: "phone-1", model: nil)
             }
             #expect(
                 try await Self.storedDevices(database) == [DeviceKey.tests.keyed("phone-1"), other.keyed("phone-1")])
@@ -189,12 +156,6 @@ struct PrivacyTests {
             #expect(try await IngestTests.post(client, object).status == .created)
             #expect(try await Self.storedDevices(database) == [keyed])
         }
-    }
-
-    static func directory(_ database: PostgresClient, key: DeviceKey) -> DeviceDirectory {
-        DeviceDirectory(
-            devices: DeviceRepository(client: database, logger: testLogger),
-            administration: DeviceAdministration(client: database, logger: testLogger), key: key)
     }
     @Test("the open-data exports hold nothing personal: no device id in any form, no phone coordinate, no check-in id")
     func exportsHoldNothingPersonal() async throws {

@@ -37,24 +37,15 @@ public struct AdminCredentials: Sendable {
             return try AdminCredentials(username: user, passwordHash: Bcrypt.hash(password, cost: cost))
         }
         let path = settings.dataDirectory + "/" + hashFileName
-        if let stored = FileManager.default.contents(atPath: path) {
-            let hash = String(decoding: stored, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if let hash = DataDirectorySecret.read(path) {
             logger.info("admin password hash read from \(path)")
             return try AdminCredentials(username: user, passwordHash: hash)
         }
         let password = generatedPassword()
         let credentials = try AdminCredentials(username: user, passwordHash: Bcrypt.hash(password, cost: cost))
-        try FileManager.default.createDirectory(atPath: settings.dataDirectory, withIntermediateDirectories: true)
-        guard
-            FileManager.default.createFile(
-                atPath: path, contents: Data((credentials.passwordHash + "\n").utf8),
-                attributes: [.posixPermissions: 0o600]
-            )
-        else {
-            throw ConfigurationError.invalid(
-                "cannot write \(path); set HEARCLEAR_ADMIN_PASSWORD_HASH or HEARCLEAR_ADMIN_PASSWORD instead"
-            )
-        }
+        try DataDirectorySecret.write(
+            credentials.passwordHash, to: path, in: settings.dataDirectory,
+            otherwise: "HEARCLEAR_ADMIN_PASSWORD_HASH or HEARCLEAR_ADMIN_PASSWORD")
         announce(
             """
             HearClear admin: neither HEARCLEAR_ADMIN_PASSWORD_HASH nor HEARCLEAR_ADMIN_PASSWORD is set, so a password was generated.

@@ -42,20 +42,11 @@ public struct DeviceKey: Sendable {
     public static func resolve(secret: String?, dataDirectory: String, logger: Logger) throws -> DeviceKey {
         if let secret, !secret.isEmpty { return try DeviceKey(secret: secret) }
         let path = dataDirectory + "/" + fileName
-        if let stored = FileManager.default.contents(atPath: path) {
-            let text = String(decoding: stored, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            return try DeviceKey(secret: text)
-        }
+        if let stored = DataDirectorySecret.read(path) { return try DeviceKey(secret: stored) }
         var generator = SystemRandomNumberGenerator()
         let secret = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }
             .joined()
-        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
-        guard
-            FileManager.default.createFile(
-                atPath: path, contents: Data((secret + "\n").utf8), attributes: [.posixPermissions: 0o600])
-        else {
-            throw ConfigurationError.invalid("cannot write \(path); set HEARCLEAR_DEVICE_KEY instead")
-        }
+        try DataDirectorySecret.write(secret, to: path, in: dataDirectory, otherwise: "HEARCLEAR_DEVICE_KEY")
         logger.notice(
             "device key generated: device ids are kept under the key in this file; back it up with the database (lost, every phone becomes a new device)",
             metadata: ["path": "\(path)"])

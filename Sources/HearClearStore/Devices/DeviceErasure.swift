@@ -70,13 +70,11 @@ public struct DeviceErasure: Sendable {
                 touched AS (SELECT venue_id FROM per_venue),
                 \(unescaped: AggregationQueue.enqueueing(from: "touched"))
                 SELECT (SELECT count(*) FROM removed), (SELECT count(*) FROM reports),
-                       (SELECT count(*) FROM calibration), (SELECT count(*) FROM notified),
-                       (SELECT count(*) FROM counted), (SELECT count(*) FROM hours)
+                       (SELECT count(*) FROM calibration), (SELECT count(*) FROM notified)
                 """, logger: logger)
+            // (Data-modifying CTEs run whether or not the answer reads them: `hours` and `counted`.)
             var summary: DeviceErasureSummary?
-            for try await (checkins, reports, calibration, venues, _, _) in rows.decode(
-                (Int, Int, Int, Int, Int, Int).self)
-            {
+            for try await (checkins, reports, calibration, venues) in rows.decode((Int, Int, Int, Int).self) {
                 summary = DeviceErasureSummary(
                     checkins: checkins, reports: reports, calibration: calibration > 0, venues: venues)
             }
