@@ -39,7 +39,15 @@ let package = Package(
         // kissfft-float.pc's cflags are -D flags SwiftPM refuses with a warning (both merely restate
         // the header's defaults); shim.h includes <kissfft/kiss_fftr.h> from the system path instead.
         .systemLibrary(name: "CKissFFT", providers: [.apt(["libkissfft-dev"])]),
-        .target(name: "AudioMetering", dependencies: ["LoudnessCore", "CSndFile", "CKissFFT"]),
+        // OpenBLAS's CBLAS (BSD-3-Clause, Debian's libopenblas-serial-dev): the AudioSet model's matrix products.
+        .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-serial-dev"])]),
+        // libsamplerate (BSD-2-Clause, Debian's libsamplerate0-dev): any rate to the model's 16 kHz.
+        .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
+        // The learned sound character: YAMNet's log-mel front end, an interpreter of its 8-bit ONNX
+        // export and the AudioSet classes mapped to HearClear's (docs/ARCHITECTURE.md, "What kind of loud").
+        .target(name: "AudioClassification", dependencies: ["LoudnessCore", "COpenBLAS", "CSampleRate", "CKissFFT"]),
+        .target(
+            name: "AudioMetering", dependencies: ["LoudnessCore", "CSndFile", "CKissFFT", "AudioClassification"]),
         .executableTarget(name: "audiometer-bench", dependencies: ["AudioMetering"]),
         // The sound character's features and labels of audio files, one JSON line each, for
         // scripts/sound-character/ (tuning and evaluation on synthetic audio).
@@ -218,6 +226,7 @@ let package = Package(
         .testTarget(name: "LoudnessCoreTests", dependencies: ["LoudnessCore"]),
         .testTarget(name: "HearClearClientTests", dependencies: ["HearClearClient"]),
         .testTarget(name: "AudioMeteringTests", dependencies: ["AudioMetering", "AudioTestSupport", "CSndFile"]),
+        .testTarget(name: "AudioClassificationTests", dependencies: ["AudioClassification", "AudioTestSupport"]),
         .testTarget(
             name: "HearClearStoreTests",
             dependencies: ["HearClearModel", "HearClearStore", "HearClearTestSupport"]
