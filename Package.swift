@@ -51,7 +51,7 @@ let package = Package(
         .executableTarget(name: "audiometer-bench", dependencies: ["AudioMetering"]),
         // The sound character's features and labels of audio files, one JSON line each, for
         // scripts/sound-character/ (tuning and evaluation on synthetic audio).
-        .executableTarget(name: "sound-character-eval", dependencies: ["AudioMetering"]),
+        .executableTarget(name: "sound-character-eval", dependencies: ["AudioMetering", "AudioClassification"]),
         .executableTarget(name: "judge-bench", dependencies: ["LoudnessCore"]),
         // Test-only: in-memory encoding of test audio (TestAudioEncoder), for the metering and server tests.
         .target(name: "AudioTestSupport", dependencies: ["CSndFile"]),
@@ -109,6 +109,7 @@ let package = Package(
                 "HearClearStore",
                 "LoudnessCore",
                 "AudioMetering",
+                "AudioClassification",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
@@ -225,7 +226,9 @@ let package = Package(
         ),
         .testTarget(name: "LoudnessCoreTests", dependencies: ["LoudnessCore"]),
         .testTarget(name: "HearClearClientTests", dependencies: ["HearClearClient"]),
-        .testTarget(name: "AudioMeteringTests", dependencies: ["AudioMetering", "AudioTestSupport", "CSndFile"]),
+        .testTarget(
+            name: "AudioMeteringTests",
+            dependencies: ["AudioMetering", "AudioClassification", "AudioTestSupport", "CSndFile"]),
         .testTarget(name: "AudioClassificationTests", dependencies: ["AudioClassification", "AudioTestSupport"]),
         .testTarget(
             name: "HearClearStoreTests",

@@ -64,8 +64,11 @@ public enum AudioSetGroup: String, Sendable, CaseIterable {
     /// Music: "Music", the singing classes and every class of AudioSet's music subtree (instruments
     /// and genres, YAMNet outputs 132–276), bass ones apart.
     static func isMusic(index: Int, name: String) -> Bool {
-        (132...276).contains(index) || ["Singing", "Choir", "Yodeling", "Chant", "Child singing",
-            "Synthetic singing", "Rapping", "Humming", "A capella"].contains(name)
+        (132...276).contains(index)
+            || [
+                "Singing", "Choir", "Yodeling", "Chant", "Child singing",
+                "Synthetic singing", "Rapping", "Humming", "A capella",
+            ].contains(name)
     }
 }
 

@@ -15,6 +15,7 @@ public func buildApplication(
     try configuration.checkResources()
     var configuration = configuration
     configuration.engine = try configuration.engine.resolvingDeviceKey(logger: logger)
+        .resolvingSoundModel(logger: logger)
     let database = try EngineDatabase.open(source, configuration: configuration.engine, logger: logger)
     let engine = database.engine(configuration: configuration.engine, logger: logger)
     let cache = ReadCache(capacityBytes: configuration.readCacheBytes)
@@ -93,7 +94,7 @@ func buildRouter(
     LoudnessController(loudness: engine.loudness, reads: reads).addRoutes(to: v2)
     SearchController(finder: engine.finder, loudness: engine.loudness, reads: reads).addRoutes(to: v2)
     ExportController(engine: engine, reads: reads).addRoutes(to: v2)
-    MeterController().addRoutes(to: v2)
+    MeterController(model: configuration.engine.soundModel).addRoutes(to: v2)
     ToneCalibrationController().addRoutes(to: v2)
     try OpenAPIController(path: configuration.openAPIPath).addRoutes(to: v2)
     LegacyController(

@@ -1,8 +1,10 @@
 import ArgumentParser
+import AudioClassification
 import AudioMetering
 import Foundation
 import HearClearCLI
 import HearClearEngine
+import Logging
 
 struct Meter: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,9 +19,12 @@ struct Meter: AsyncParsableCommand {
             above Nyquist left out), all in dBFS; digital silence reads -160. A trailing part shorter than a second \
             is metered as one more sample when it lasts at least 0.5 s and dropped otherwise; the output \
             says which. Windows of about 10 s are then labelled babble, music, bass-heavy music, steady \
-            noise, quiet or uncertain, each with the rule that decided (and in --json the features behind \
-            it: LC - LA, low-frequency excess, spectral flatness and flux, low-energy frames, envelope \
-            modulation); the rules were tuned on synthetic audio (scripts/sound-character).
+            noise, quiet or uncertain by the AudioSet model (YAMNet; `make deps` fetches it into \
+            models/yamnet) from its classes' scores, each with the reason (and in --json the model's top \
+            classes and the features behind it: LC - LA, low-frequency excess, spectral flatness and flux, \
+            low-energy frames, envelope modulation). Without the model, or with --sound-model off, the \
+            spectra rules label them (tuned on synthetic audio, far weaker on real rooms; the output names \
+            the classifier).
 
             Without options it prints a table. --json prints the samples as v2 JSON, the same document \
             as POST /api/v2/meter returns, each sample with its time "t" from --start. --submit posts them \
@@ -51,6 +56,13 @@ struct Meter: AsyncParsableCommand {
     )
     var start: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Folder of the AudioSet model that labels the sound character, or 'off' for the spectra rules.",
+            discussion: "Default: models/yamnet in the working directory if it is there (make deps fetches it)."),
+        completion: .directory)
+    var soundModel: String?
+
     @OptionGroup(title: "Submitting as a check-in")
     var submission: SubmitOptions
 
@@ -80,8 +92,16 @@ struct Meter: AsyncParsableCommand {
         } catch {
             throw CommandFailure("cannot read \(file): \(error.localizedDescription)")
         }
+        let model: AudioSetModel?
+        var logger = Logger(label: "hearclear.meter")
+        logger.logLevel = .warning
+        do {
+            model = try SoundModelLoading.load(soundModel, resources: ".", logger: logger)
+        } catch {
+            throw CommandFailure("\(error)")
+        }
         do throws(AudioMeteringError) {
-            return try AudioMeter.measure(audio, maxDuration: Self.maxDuration)
+            return try AudioMeter.measure(audio, maxDuration: Self.maxDuration, model: model)
         } catch {
             throw CommandFailure("cannot meter \(file): \(Self.describe(error))")
         }

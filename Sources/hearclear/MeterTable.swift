@@ -39,7 +39,9 @@ struct MeterTable {
     private func characterSummary() -> String {
         let character = report.character
         guard !character.windows.isEmpty else { return "" }
-        var text = "\nwhat kind of loud (windows of about \(character.windowSeconds) s; their features in --json):\n"
+        var text =
+            "\nwhat kind of loud (by \(character.classifier), windows of about \(character.windowSeconds) s; "
+            + "their features and classes in --json):\n"
         for window in character.windows {
             let span = "\(window.offset)-\(window.offset + window.seconds) s"
             let label = Self.words(window.label)

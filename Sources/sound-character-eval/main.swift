@@ -1,10 +1,12 @@
+import AudioClassification
 import AudioMetering
 import Foundation
 
 // Meters each audio file given and prints one JSON line per file: its windows with their label,
-// rule and features (what `POST /api/v2/meter` answers as `character`). `--rules` prints the
-// thresholds in force instead. Used by scripts/sound-character/evaluate.py; build with
-// `swift build -c release --product sound-character-eval`.
+// rule, features and (with the model) top AudioSet classes — what `POST /api/v2/meter` answers as
+// `character`. `--model DIR` labels by the AudioSet model in DIR, `--no-model` (the default) by the
+// spectra rules; `--rules` prints the thresholds in force instead. Used by
+// scripts/sound-character/evaluate.py; build with `swift build -c release --product sound-character-eval`.
 
 struct FileResult: Encodable {
     struct Window: Encodable {
@@ -13,6 +15,13 @@ struct FileResult: Encodable {
         var label: String
         var reason: String
         var features: [String: Double?]
+        var classifier: String
+        var top: [Top]
+    }
+
+    struct Top: Encodable {
+        var label: String
+        var score: Double
     }
 
     var file: String
@@ -32,20 +41,38 @@ func printLine(_ value: some Encodable) {
     print(String(decoding: data, as: UTF8.self))
 }
 
-let arguments = Array(CommandLine.arguments.dropFirst())
+var arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.isEmpty || arguments == ["--help"] {
-    print("usage: sound-character-eval FILE...   (one JSON line per file)\n       sound-character-eval --rules")
+    print(
+        """
+        usage: sound-character-eval [--model DIR | --no-model] FILE...   (one JSON line per file)
+               sound-character-eval [--model DIR] --rules                (the thresholds in force)
+        --model DIR   label windows by the AudioSet model in DIR (model.onnx, model.data, yamnet_class_map.csv)
+        --no-model    label windows by the spectra rules (the default)
+        """)
     exit(arguments.isEmpty ? 1 : 0)
 }
+var model: AudioSetModel?
+if arguments.first == "--no-model" {
+    arguments.removeFirst()
+} else if arguments.first == "--model", arguments.count >= 2 {
+    do {
+        model = try AudioSetModel(folder: URL(fileURLWithPath: arguments[1]))
+    } catch {
+        FileHandle.standardError.write(Data("sound-character-eval: \(error)\n".utf8))
+        exit(1)
+    }
+    arguments.removeFirst(2)
+}
 if arguments == ["--rules"] {
-    printLine(SoundCharacterRules())
+    if model != nil { printLine(LearnedCharacterRules()) } else { printLine(SoundCharacterRules()) }
     exit(0)
 }
 
 for path in arguments {
     do {
         let audio = try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
-        let metered = try AudioMeter.measure(audio, maxDuration: .seconds(24 * 3600))
+        let metered = try AudioMeter.measure(audio, maxDuration: .seconds(24 * 3600), model: model)
         let windows = metered.character.windows.map { window in
             let f = window.features
             let features: [String: Double?] = [
@@ -55,7 +82,8 @@ for path in arguments {
             ]
             return FileResult.Window(
                 offset: window.offsetSeconds, seconds: window.seconds, label: window.label.rawValue,
-                reason: window.reason, features: features)
+                reason: window.reason, features: features, classifier: metered.character.classifier,
+                top: window.topClasses.map { FileResult.Top(label: $0.name, score: $0.score) })
         }
         printLine(
             FileResult(

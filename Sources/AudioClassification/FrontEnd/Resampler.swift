@@ -68,7 +68,9 @@ final class Resampler {
                     }
                 }
             }
-            if generated > 0 { output.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[0..<generated])) } }
+            if generated > 0 {
+                output.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[0..<generated])) }
+            }
             offset += used
             if used == 0 && generated == 0 { break }
         } while offset < frameCount

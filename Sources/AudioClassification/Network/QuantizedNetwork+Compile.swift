@@ -4,7 +4,8 @@ extension QuantizedNetwork {
         /// A constant: an initializer, or a weight folded onto its 8-bit grid.
         case constant(ONNXModel.Tensor)
         /// A QuantizeLinear of a constant not yet dequantized: the tensor, its scales, zero points, axis.
-        case quantizedConstant(ONNXModel.Tensor, scales: [Float], zeroPoints: [Float], axis: Int, range: ClosedRange<Float>)
+        case quantizedConstant(
+            ONNXModel.Tensor, scales: [Float], zeroPoints: [Float], axis: Int, range: ClosedRange<Float>)
         /// The graph's input (before any step).
         case input
         /// The activation after the last step.
@@ -15,7 +16,9 @@ extension QuantizedNetwork {
 
     static func compile(
         _ model: ONNXModel
-    ) throws(ONNXModelError) -> (steps: [Step], input: [Int], inputQuantization: Quantization?, outputQuantization: Quantization?) {
+    ) throws(ONNXModelError) -> (
+        steps: [Step], input: [Int], inputQuantization: Quantization?, outputQuantization: Quantization?
+    ) {
         guard !model.inputNames.isEmpty, model.outputNames.count == 1 else {
             throw .unexpectedShape("\(model.inputNames.count) inputs and \(model.outputNames.count) outputs")
         }
@@ -92,8 +95,11 @@ extension QuantizedNetwork {
                 let weights = try constant(node.inputs[1])
                 guard weights.dims.count == 4 else { throw .unsupported("Conv weights of shape \(weights.dims)") }
                 let outputs = weights.dims[0]
-                let bias = node.inputs.count > 2 ? try constant(node.inputs[2]).values : [Float](repeating: 0, count: outputs)
-                guard bias.count == outputs else { throw .malformed("Conv bias of \(bias.count) for \(outputs) channels") }
+                let bias =
+                    node.inputs.count > 2 ? try constant(node.inputs[2]).values : [Float](repeating: 0, count: outputs)
+                guard bias.count == outputs else {
+                    throw .malformed("Conv bias of \(bias.count) for \(outputs) channels")
+                }
                 let groups = node.attributes["group"].flatMap { if case .int(let g) = $0 { Int(g) } else { nil } } ?? 1
                 let strides = ints(node.attributes["strides"]) ?? [1, 1]
                 let pads = ints(node.attributes["pads"]) ?? [0, 0, 0, 0]
@@ -114,7 +120,9 @@ extension QuantizedNetwork {
                 values[node.outputs[0]] = .activation
                 lastActivation = node.outputs[0]
             case "Relu", "GlobalAveragePool", "Reshape":
-                guard let input = node.inputs.first, node.outputs.count == 1 else { throw .malformed("\(op) arguments") }
+                guard let input = node.inputs.first, node.outputs.count == 1 else {
+                    throw .malformed("\(op) arguments")
+                }
                 try requireActivation(input, of: op)
                 if op == "Reshape" {
                     let target = try constant(node.inputs[1]).integers
@@ -140,7 +148,8 @@ extension QuantizedNetwork {
                     throw .unsupported("Gemm of weights \(weights.dims), transA \(transA), transB \(transB)")
                 }
                 let outputs = weights.dims[0]
-                let bias = node.inputs.count > 2 ? try constant(node.inputs[2]).values : [Float](repeating: 0, count: outputs)
+                let bias =
+                    node.inputs.count > 2 ? try constant(node.inputs[2]).values : [Float](repeating: 0, count: outputs)
                 guard bias.count == outputs else { throw .malformed("Gemm bias of \(bias.count) for \(outputs)") }
                 steps.append(.dense(weights: weights.values, bias: bias, outputs: outputs))
                 values[node.outputs[0]] = .activation
@@ -157,7 +166,8 @@ extension QuantizedNetwork {
 
     /// Channels, height and width of the graph's input, from its declared shape [1, C, H, W].
     private static func inputShape(_ model: ONNXModel, _ name: String) throws(ONNXModelError) -> [Int] {
-        guard let dims = model.inputShapes[name], dims.count == 4, dims[0] == 1, dims[1...].allSatisfy({ $0 > 0 }) else {
+        guard let dims = model.inputShapes[name], dims.count == 4, dims[0] == 1, dims[1...].allSatisfy({ $0 > 0 })
+        else {
             throw .unexpectedShape("input \(name) without a fixed [1, C, H, W] shape")
         }
         return Array(dims[1...])

@@ -102,7 +102,8 @@ public final class QuantizedNetwork: Sendable {
                 let size = conv.outputSize(height: shape[1], width: shape[2])
                 guard size.height > 0, size.width > 0 else { throw .unexpectedShape("a convolution to nothing") }
                 if !(conv.groups == 1 && conv.kernel == (1, 1) && conv.strides == (1, 1)) && conv.groups == 1 {
-                    columns = max(columns, conv.inputChannels * conv.kernel.height * conv.kernel.width * size.height * size.width)
+                    columns = max(
+                        columns, conv.inputChannels * conv.kernel.height * conv.kernel.width * size.height * size.width)
                 }
                 shape = [conv.outputChannels, size.height, size.width]
             case .globalAveragePool:
@@ -150,7 +151,8 @@ public final class QuantizedNetwork: Sendable {
                 swap(&current, &other)
                 shape = [conv.outputChannels, size.height, size.width]
             case .relu:
-                for i in 0..<count where current[i] < 0 { current[i] = 0 }
+                let values = current.baseAddress!
+                for i in 0..<count { values[i] = max(values[i], 0) }
             case .fakeQuantization(let q): Self.fakeQuantize(current, count: count, q)
             case .globalAveragePool:
                 let plane = shape[1] * shape[2]
@@ -176,14 +178,19 @@ public final class QuantizedNetwork: Sendable {
         return Array(current[0..<shape[0]])
     }
 
+    /// Rounds every value to the grid and back: clamping v = x / scale to the grid's range first
+    /// (its bounds are whole numbers, so this equals ONNX's round-then-saturate), then rounding half
+    /// to even by adding and subtracting 1.5 · 2²³ (exact for |v| < 2²², which the clamp ensures),
+    /// which the compiler vectorises where `rounded()` calls rintf for each value.
     static func fakeQuantize(_ values: UnsafeMutableBufferPointer<Float>, count: Int, _ q: Quantization) {
         let scale = q.scale
-        let zero = q.zeroPoint
-        let low = q.range.lowerBound
-        let high = q.range.upperBound
+        let low = q.range.lowerBound - q.zeroPoint
+        let high = q.range.upperBound - q.zeroPoint
+        let magic: Float = 12_582_912
+        guard let base = values.baseAddress else { return }
         for i in 0..<count {
-            let grid = min(high, max(low, (values[i] / scale).rounded(.toNearestOrEven) + zero))
-            values[i] = (grid - zero) * scale
+            let v = min(high, max(low, base[i] / scale))
+            base[i] = ((v + magic) - magic) * scale
         }
     }
 
@@ -234,7 +241,8 @@ public final class QuantizedNetwork: Sendable {
                         for ox in 0..<size.width {
                             let x = ox * conv.strides.width + kx - conv.pads.left
                             columns[base + oy * size.width + ox] =
-                                y >= 0 && y < height && x >= 0 && x < width ? input[(channel * height + y) * width + x] : 0
+                                y >= 0 && y < height && x >= 0 && x < width
+                                ? input[(channel * height + y) * width + x] : 0
                         }
                     }
                     row += 1
@@ -243,33 +251,43 @@ public final class QuantizedNetwork: Sendable {
         }
     }
 
+    /// Each channel by its own kernel: for every output row and kernel tap, one pass along the
+    /// row over the output columns whose input lies inside the image (no test per value, so the
+    /// stride-1 passes vectorise).
     static func depthwise(
         _ conv: Convolution, input: UnsafeMutableBufferPointer<Float>, height: Int, width: Int,
         output: UnsafeMutableBufferPointer<Float>, size: (height: Int, width: Int)
     ) {
         let kh = conv.kernel.height
         let kw = conv.kernel.width
+        let sy = conv.strides.height
+        let sx = conv.strides.width
+        guard let source = input.baseAddress, let target = output.baseAddress else { return }
         conv.weights.withUnsafeBufferPointer { weights in
             for channel in 0..<conv.outputChannels {
                 let bias = conv.bias[channel]
-                let inputBase = channel * height * width
-                let outputBase = channel * size.height * size.width
-                let weightBase = channel * kh * kw
-                for oy in 0..<size.height {
-                    let y0 = oy * conv.strides.height - conv.pads.top
-                    for ox in 0..<size.width {
-                        let x0 = ox * conv.strides.width - conv.pads.left
-                        var sum = bias
+                let plane = source + channel * height * width
+                let outPlane = target + channel * size.height * size.width
+                for i in 0..<(size.height * size.width) { outPlane[i] = bias }
+                for kx in 0..<kw {
+                    // Output columns ox with 0 ≤ ox·sx + kx − padLeft < width.
+                    let shift = kx - conv.pads.left
+                    let first = shift >= 0 ? 0 : (-shift + sx - 1) / sx
+                    let last = min(size.width - 1, (width - 1 - shift) / sx)
+                    guard first <= last else { continue }
+                    for oy in 0..<size.height {
+                        let row = outPlane + oy * size.width
                         for ky in 0..<kh {
-                            let y = y0 + ky
+                            let y = oy * sy + ky - conv.pads.top
                             guard y >= 0 && y < height else { continue }
-                            for kx in 0..<kw {
-                                let x = x0 + kx
-                                guard x >= 0 && x < width else { continue }
-                                sum += weights[weightBase + ky * kw + kx] * input[inputBase + y * width + x]
+                            let w = weights[(channel * kh + ky) * kw + kx]
+                            let line = plane + y * width + shift
+                            if sx == 1 {
+                                for ox in first...last { row[ox] += w * line[ox] }
+                            } else {
+                                for ox in first...last { row[ox] += w * line[ox * sx] }
                             }
                         }
-                        output[outputBase + oy * size.width + ox] = sum
                     }
                 }
             }

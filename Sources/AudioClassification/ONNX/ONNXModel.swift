@@ -97,7 +97,10 @@ struct ONNXModel {
                 guard raw.externalOffset >= 0, raw.externalLength >= 0,
                     raw.externalOffset + raw.externalLength <= file.count
                 else { throw .malformed("tensor \(name) lies outside \(location)") }
-                data = [UInt8](file[(file.startIndex + raw.externalOffset)..<(file.startIndex + raw.externalOffset + raw.externalLength)])
+                data = [UInt8](
+                    file[
+                        (file.startIndex + raw.externalOffset)..<(file.startIndex + raw.externalOffset
+                            + raw.externalLength)])
             }
             initializers[name] = try raw.decoded(data)
         }
@@ -273,7 +276,9 @@ struct ONNXModel {
         }
 
         func decoded(_ data: [UInt8]) throws(ONNXModelError) -> Tensor {
-            guard dims.allSatisfy({ $0 >= 0 && $0 < 1 << 31 }) else { throw .malformed("tensor \(name)'s dims \(dims)") }
+            guard dims.allSatisfy({ $0 >= 0 && $0 < 1 << 31 }) else {
+                throw .malformed("tensor \(name)'s dims \(dims)")
+            }
             let shape = dims.map(Int.init)
             let count = shape.reduce(1, *)
             let width =
@@ -292,11 +297,17 @@ struct ONNXModel {
             data.withUnsafeBytes { bytes in
                 switch dataType {
                 case ONNXModel.float32:
-                    values = (0..<count).map { Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
+                    values = (0..<count).map {
+                        Float(
+                            bitPattern: UInt32(
+                                littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self)))
+                    }
                 case ONNXModel.uint8: values = bytes.map { Float($0) }
                 case ONNXModel.int8: values = bytes.map { Float(Int8(bitPattern: $0)) }
                 default:
-                    integers = (0..<count).map { Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 8, as: Int64.self)) }
+                    integers = (0..<count).map {
+                        Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 8, as: Int64.self))
+                    }
                 }
             }
             return Tensor(dims: shape, values: values, integers: integers, dataType: dataType)

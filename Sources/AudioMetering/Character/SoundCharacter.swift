@@ -43,6 +43,17 @@ public struct SoundFeatures: Sendable, Equatable {
     }
 }
 
+/// An AudioSet class and its mean probability over a window's patches.
+public struct ClassScore: Sendable, Equatable {
+    public var name: String
+    public var score: Double
+
+    public init(name: String, score: Double) {
+        self.name = name
+        self.score = score
+    }
+}
+
 /// One window's label, the rule that gave it and the features behind it.
 public struct CharacterWindow: Sendable, Equatable {
     /// First second of the window, from the start of the file.
@@ -52,13 +63,19 @@ public struct CharacterWindow: Sendable, Equatable {
     /// The rule that decided, with the values it compared, in words.
     public var reason: String
     public var features: SoundFeatures
+    /// The model's five best classes over the window, best first; empty when the rules decided.
+    public var topClasses: [ClassScore]
 
-    public init(offsetSeconds: Int, seconds: Int, label: SoundCharacterLabel, reason: String, features: SoundFeatures) {
+    public init(
+        offsetSeconds: Int, seconds: Int, label: SoundCharacterLabel, reason: String, features: SoundFeatures,
+        topClasses: [ClassScore] = []
+    ) {
         self.offsetSeconds = offsetSeconds
         self.seconds = seconds
         self.label = label
         self.reason = reason
         self.features = features
+        self.topClasses = topClasses
     }
 }
 
@@ -68,13 +85,20 @@ public struct SoundCharacter: Sendable, Equatable {
     /// last window, so windows last 5 to 14 s and a recording under 10 s is one window.
     public static let windowSeconds = CharacterWindowing.windowSeconds
 
+    /// What labelled the windows: ``rulesName``, or the AudioSet model's name
+    /// (`AudioSetModel.name`) when it was loaded.
+    public var classifier: String
     public var windows: [CharacterWindow]
     /// Median over the recording's seconds of LC − LA, dB; nil without seconds.
     public var medianLcMinusLaDB: Double?
 
-    public init(windows: [CharacterWindow], medianLcMinusLaDB: Double?) {
+    /// The classifier name of windows labelled by ``SoundCharacterRules``.
+    public static let rulesName = "spectra-rules"
+
+    public init(windows: [CharacterWindow], medianLcMinusLaDB: Double?, classifier: String = rulesName) {
         self.windows = windows
         self.medianLcMinusLaDB = medianLcMinusLaDB
+        self.classifier = classifier
     }
 
     /// Share of the recording's seconds in windows of each label (every label present, 0 … 1).

@@ -1,26 +1,55 @@
+import AudioClassification
 import Foundation
 import LoudnessCore
 
 /// Puts a window's frame features (``CharacterWindowing``) together with its seconds' levels
-/// into ``SoundFeatures`` and labels it by ``SoundCharacterRules``.
+/// into ``SoundFeatures`` and labels it by the AudioSet model's scores (``LearnedCharacterRules``)
+/// when a model ran, else by ``SoundCharacterRules``.
 enum SoundCharacterAnalysis {
+    /// Classes kept per window for an admin to see why.
+    static let topClassCount = 5
+
     /// Low and reference bands of the low-frequency excess, shared with the per-second rules.
     static let lowBands = SoundCharacterThresholds.lowFrequencyBands
     static let referenceBands = SoundCharacterThresholds.lowFrequencyReferenceBands
 
     static func character(
-        samples: [LevelSample], windows: [CharacterWindowing.Window], rules: SoundCharacterRules
+        samples: [LevelSample], windows: [CharacterWindowing.Window], rules: SoundCharacterRules,
+        classifier: RecordingClassifier? = nil, learnedRules: LearnedCharacterRules = LearnedCharacterRules()
     ) -> SoundCharacter {
         let labelled = windows.map { window -> CharacterWindow in
             let seconds = samples[window.firstSecond..<min(samples.count, window.firstSecond + window.seconds)]
             let features = features(seconds: Array(seconds), window: window)
-            let (label, reason) = rules.classify(features)
+            guard let classifier else {
+                let (label, reason) = rules.classify(features)
+                return CharacterWindow(
+                    offsetSeconds: window.firstSecond, seconds: window.seconds, label: label, reason: reason,
+                    features: features)
+            }
+            guard
+                let (scores, patches) = classifier.meanScores(firstSecond: window.firstSecond, seconds: window.seconds)
+            else {
+                let quiet = features.laeqDBFS < learnedRules.quietBelowDBFS
+                return CharacterWindow(
+                    offsetSeconds: window.firstSecond, seconds: window.seconds, label: quiet ? .quiet : .uncertain,
+                    reason: quiet
+                        ? "LAeq \(SoundCharacterRules.db(features.laeqDBFS)) dBFS < \(SoundCharacterRules.db(learnedRules.quietBelowDBFS))"
+                        : "too short for the model (under one 0.96 s patch)",
+                    features: features)
+            }
+            let groups = LearnedCharacterRules.GroupScores(scores: scores, groups: classifier.model.groups)
+            let (label, reason) = learnedRules.classify(features, groups)
+            let top = scores.indices.sorted { scores[$0] > scores[$1] }.prefix(topClassCount).map {
+                ClassScore(name: classifier.model.classNames[$0], score: Double(scores[$0]))
+            }
             return CharacterWindow(
-                offsetSeconds: window.firstSecond, seconds: window.seconds, label: label, reason: reason,
-                features: features)
+                offsetSeconds: window.firstSecond, seconds: window.seconds, label: label,
+                reason: reason + " (\(patches) patches)", features: features, topClasses: top)
         }
         let differences = samples.map { $0.cWeightedDBFS - $0.aWeightedDBFS }
-        return SoundCharacter(windows: labelled, medianLcMinusLaDB: median(differences))
+        return SoundCharacter(
+            windows: labelled, medianLcMinusLaDB: median(differences),
+            classifier: classifier == nil ? SoundCharacter.rulesName : AudioSetModel.name)
     }
 
     static func features(seconds: [LevelSample], window: CharacterWindowing.Window) -> SoundFeatures {

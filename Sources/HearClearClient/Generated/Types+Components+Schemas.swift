@@ -2083,11 +2083,16 @@ extension Components {
                 case character
             }
         }
-        /// What kind of loud the recording is. Windows of `windowSeconds` from the start (a rest under half of that joins the last window, so a window lasts 5 to 14 s; a recording under 10 s is one window) are labelled by a decision list of rules; the first that holds decides.
+        /// What kind of loud the recording is. Windows of `windowSeconds` from the start (a rest under half of that joins the last window, so a window lasts 5 to 14 s; a recording under 10 s is one window) are labelled from the scores of an AudioSet model (YAMNet) over the window's 0.96 s patches, or, when the server runs without the model, by a decision list of rules on the spectrum (`classifier` says which).
         ///
         ///
         /// - Remark: Generated from `#/components/schemas/SoundCharacter`.
         public struct SoundCharacter: Codable, Hashable, Sendable {
+            /// `yamnet-w8a8`: the AudioSet model labelled the windows (each with its `top` classes); `spectra-rules`: the rules did (the server has no model: `--sound-model`).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/SoundCharacter/classifier`.
+            public var classifier: Swift.String
             /// - Remark: Generated from `#/components/schemas/SoundCharacter/windowSeconds`.
             public var windowSeconds: Swift.Int
             /// Share of the windows' seconds per label, 0 … 1, to 0.001; every label present.
@@ -2153,22 +2158,26 @@ extension Components {
             /// Creates a new `SoundCharacter`.
             ///
             /// - Parameters:
+            ///   - classifier: `yamnet-w8a8`: the AudioSet model labelled the windows (each with its `top` classes); `spectra-rules`: the rules did (the server has no model: `--sound-model`).
             ///   - windowSeconds:
             ///   - shares: Share of the windows' seconds per label, 0 … 1, to 0.001; every label present.
             ///   - medianLcMinusLa: Median over the seconds of `lceq − aWeighted`, dB; null without seconds. Above about 10 dB, low frequencies carry much of the sound.
             ///   - windows:
             public init(
+                classifier: Swift.String,
                 windowSeconds: Swift.Int,
                 shares: Components.Schemas.SoundCharacter.SharesPayload,
                 medianLcMinusLa: Swift.Double? = nil,
                 windows: [Components.Schemas.SoundCharacterWindow]
             ) {
+                self.classifier = classifier
                 self.windowSeconds = windowSeconds
                 self.shares = shares
                 self.medianLcMinusLa = medianLcMinusLa
                 self.windows = windows
             }
             public enum CodingKeys: String, CodingKey {
+                case classifier
                 case windowSeconds
                 case shares
                 case medianLcMinusLa
@@ -2183,7 +2192,7 @@ extension Components {
             public var offset: Swift.Int
             /// - Remark: Generated from `#/components/schemas/SoundCharacterWindow/seconds`.
             public var seconds: Swift.Int
-            /// `quiet`: LAeq under −60 dBFS (50 dB(A) at the server's default reference offset). `uncertain`: no rule holds, or the window is too short (under 3 s) or silent to measure.
+            /// `quiet`: LAeq under −60 dBFS (50 dB(A) at the server's default reference offset), or the model hears silence. `uncertain`: no group of classes is likely enough (no rule holds), or the window is too short or silent to measure.
             ///
             ///
             /// - Remark: Generated from `#/components/schemas/SoundCharacterWindow/label`.
@@ -2195,15 +2204,50 @@ extension Components {
                 case quiet = "quiet"
                 case uncertain = "uncertain"
             }
-            /// `quiet`: LAeq under −60 dBFS (50 dB(A) at the server's default reference offset). `uncertain`: no rule holds, or the window is too short (under 3 s) or silent to measure.
+            /// `quiet`: LAeq under −60 dBFS (50 dB(A) at the server's default reference offset), or the model hears silence. `uncertain`: no group of classes is likely enough (no rule holds), or the window is too short or silent to measure.
             ///
             ///
             /// - Remark: Generated from `#/components/schemas/SoundCharacterWindow/label`.
             public var label: Components.Schemas.SoundCharacterWindow.LabelPayload
-            /// The rule that decided, with the values it compared, in words.
+            /// The rule that decided, with the scores or values it compared, in words.
             ///
             /// - Remark: Generated from `#/components/schemas/SoundCharacterWindow/reason`.
             public var reason: Swift.String
+            /// - Remark: Generated from `#/components/schemas/SoundCharacterWindow/TopPayload`.
+            public struct TopPayloadPayload: Codable, Hashable, Sendable {
+                /// An AudioSet class, as YAMNet names it.
+                ///
+                /// - Remark: Generated from `#/components/schemas/SoundCharacterWindow/TopPayload/label`.
+                public var label: Swift.String
+                /// - Remark: Generated from `#/components/schemas/SoundCharacterWindow/TopPayload/score`.
+                public var score: Swift.Double
+                /// Creates a new `TopPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - label: An AudioSet class, as YAMNet names it.
+                ///   - score:
+                public init(
+                    label: Swift.String,
+                    score: Swift.Double
+                ) {
+                    self.label = label
+                    self.score = score
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case label
+                    case score
+                }
+            }
+            /// The model's five most likely AudioSet classes over the window, best first, with their mean probability (to 0.001); empty when the rules labelled the window.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/SoundCharacterWindow/top`.
+            public typealias TopPayload = [Components.Schemas.SoundCharacterWindow.TopPayloadPayload]
+            /// The model's five most likely AudioSet classes over the window, best first, with their mean probability (to 0.001); empty when the rules labelled the window.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/SoundCharacterWindow/top`.
+            public var top: Components.Schemas.SoundCharacterWindow.TopPayload
             /// What the rules read, dB to 0.01 (shares and depth to 0.001); null when the window cannot give it.
             ///
             ///
@@ -2294,20 +2338,23 @@ extension Components {
             /// - Parameters:
             ///   - offset: First second of the window
             ///   - seconds:
-            ///   - label: `quiet`: LAeq under −60 dBFS (50 dB(A) at the server's default reference offset). `uncertain`: no rule holds, or the window is too short (under 3 s) or silent to measure.
-            ///   - reason: The rule that decided, with the values it compared, in words.
+            ///   - label: `quiet`: LAeq under −60 dBFS (50 dB(A) at the server's default reference offset), or the model hears silence. `uncertain`: no group of classes is likely enough (no rule holds), or the window is too short or silent to measure.
+            ///   - reason: The rule that decided, with the scores or values it compared, in words.
+            ///   - top: The model's five most likely AudioSet classes over the window, best first, with their mean probability (to 0.001); empty when the rules labelled the window.
             ///   - features: What the rules read, dB to 0.01 (shares and depth to 0.001); null when the window cannot give it.
             public init(
                 offset: Swift.Int,
                 seconds: Swift.Int,
                 label: Components.Schemas.SoundCharacterWindow.LabelPayload,
                 reason: Swift.String,
+                top: Components.Schemas.SoundCharacterWindow.TopPayload,
                 features: Components.Schemas.SoundCharacterWindow.FeaturesPayload
             ) {
                 self.offset = offset
                 self.seconds = seconds
                 self.label = label
                 self.reason = reason
+                self.top = top
                 self.features = features
             }
             public enum CodingKeys: String, CodingKey {
@@ -2315,6 +2362,7 @@ extension Components {
                 case seconds
                 case label
                 case reason
+                case top
                 case features
             }
         }

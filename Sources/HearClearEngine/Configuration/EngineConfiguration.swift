@@ -1,3 +1,4 @@
+import AudioClassification
 import Configuration
 import Foundation
 import Logging
@@ -43,6 +44,11 @@ public struct EngineConfiguration: Sendable {
     public var deviceKeySecret: String?
     /// The key itself, once resolved (``resolvingDeviceKey(logger:)``); an ``Engine`` needs it.
     public var deviceKey: DeviceKey?
+    /// `--sound-model`: a folder, `off`, or nil for `models/yamnet` under the resources if there.
+    public var soundModelSetting: String?
+    /// The AudioSet model, once loaded (``resolvingSoundModel(logger:)``); nil: the spectra rules
+    /// label uploaded recordings.
+    public var soundModel: AudioSetModel?
     /// The licence the open-data exports are published under (``DataLicense/configured(name:url:)``).
     public var dataLicense = DataLicense.odbl
 
@@ -71,6 +77,16 @@ public struct EngineConfiguration: Sendable {
         return resolved
     }
 
+    /// This configuration with its ``soundModel`` loaded as ``soundModelSetting`` says
+    /// (``SoundModelLoading``).
+    public func resolvingSoundModel(logger: Logger) throws -> EngineConfiguration {
+        guard soundModel == nil else { return self }
+        var resolved = self
+        resolved.soundModel = try SoundModelLoading.load(
+            soundModelSetting, resources: resourcesDirectory, logger: logger)
+        return resolved
+    }
+
     public init(reader: ConfigReader) throws {
         self.init()
         dataDirectory = reader.string(EngineSettings.dataDirectory)!
@@ -78,6 +94,7 @@ public struct EngineConfiguration: Sendable {
         databaseURL = reader.string(EngineSettings.databaseURL)
         databaseReadURL = reader.string(EngineSettings.databaseReadURL)
         deviceKeySecret = reader.string(EngineSettings.deviceKey)
+        soundModelSetting = reader.string(EngineSettings.soundModel)
         maxDistanceMetres = reader.double(EngineSettings.maxDistanceMetres)
         databaseConnections = reader.int(EngineSettings.databaseConnections)
         referenceOffsetDB = reader.double(EngineSettings.referenceOffsetDB)

@@ -69,12 +69,18 @@ public enum EngineSettings {
             "days a check-in keeps its per-second samples once judged; then they are removed and it keeps its judgement, its hourly pieces and its sound character (`off`: for ever)"
     )
 
+    public static let soundModel = Setting(
+        "hearclear.sound.model", .text, default: nil, shown: "`models/yamnet` in --resources, if there",
+        help:
+            "folder of the AudioSet model that labels the sound character of uploaded recordings (`make deps` fetches it into `models/yamnet`); `off`: the spectra rules. Without it the rules label them, and the log says so"
+    )
+
     /// What every command that reaches the database takes.
     public static let database = [dataDirectory, resources, databaseURL, deviceKey, logFormat, logLevel]
     /// The engine's part of `serve` (and ``databaseReadURL``).
     public static let serve = [
         maxDistanceMetres, referenceOffsetDB, databaseConnections, aggregationWorkers, calibrationInterval, searchIndex,
-        rawRetentionDays,
+        rawRetentionDays, soundModel,
     ]
     /// The open data's licence (`serve` and `export`).
     public static let license = [dataLicense, dataLicenseURL]

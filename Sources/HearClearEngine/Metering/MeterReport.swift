@@ -57,6 +57,12 @@ public struct MeterReport: Encodable, Sendable {
             }
         }
 
+        /// An AudioSet class and its mean probability over the window.
+        public struct ClassScore: Encodable, Sendable {
+            public var label: String
+            public var score: Double
+        }
+
         public struct Window: Encodable, Sendable {
             /// First second of the window, from the start of the file.
             public var offset: Int
@@ -66,7 +72,12 @@ public struct MeterReport: Encodable, Sendable {
             /// The rule that decided, with the values it compared.
             public var reason: String
             public var features: Features
+            /// The model's five best AudioSet classes, best first; empty when the rules decided.
+            public var top: [ClassScore]
         }
+
+        /// What labelled the windows: `yamnet-w8a8` (the AudioSet model) or `spectra-rules`.
+        public var classifier: String
 
         /// Nominal length of a window; the last one takes a rest under half of it.
         public var windowSeconds: Int
@@ -78,6 +89,7 @@ public struct MeterReport: Encodable, Sendable {
 
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(classifier, forKey: .classifier)
             try container.encode(windowSeconds, forKey: .windowSeconds)
             try container.encode(shares, forKey: .shares)
             try container.encode(medianLcMinusLa, forKey: .medianLcMinusLa)
@@ -85,7 +97,7 @@ public struct MeterReport: Encodable, Sendable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case windowSeconds, shares, medianLcMinusLa, windows
+            case classifier, windowSeconds, shares, medianLcMinusLa, windows
         }
     }
 
@@ -134,7 +146,7 @@ public struct MeterReport: Encodable, Sendable {
         }
         let character = metered.character
         self.character = Character(
-            windowSeconds: SoundCharacter.windowSeconds,
+            classifier: character.classifier, windowSeconds: SoundCharacter.windowSeconds,
             shares: Dictionary(uniqueKeysWithValues: character.shares.map { ($0.key.rawValue, milli($0.value)) }),
             medianLcMinusLa: character.medianLcMinusLaDB.map(centi),
             windows: character.windows.map { window in
@@ -146,7 +158,8 @@ public struct MeterReport: Encodable, Sendable {
                         laeq: centi(f.laeqDBFS), lcMinusLa: centi(f.lcMinusLaDB),
                         lowFrequencyExcess: f.lowFrequencyExcessDB.map(centi), flatness: f.flatnessDB.map(centi),
                         flux: f.fluxDB.map(centi), lowEnergyShare: f.lowEnergyShare.map(milli),
-                        modulationRatio: f.modulationRatioDB.map(centi), modulationDepth: f.modulationDepth.map(milli)))
+                        modulationRatio: f.modulationRatioDB.map(centi), modulationDepth: f.modulationDepth.map(milli)),
+                    top: window.topClasses.map { Character.ClassScore(label: $0.name, score: milli($0.score)) })
             })
         let f = metered.format
         format = Format(

@@ -1,3 +1,4 @@
+import AudioClassification
 import AudioMetering
 import Foundation
 import HearClearEngine
@@ -10,6 +11,9 @@ import NIOPosix
 /// The audio lives only in this request's memory: it is decoded there and dropped with the
 /// request; nothing of it reaches disk or the database.
 struct MeterController {
+    /// Labels the character's windows; nil: the spectra rules do.
+    let model: AudioSetModel?
+
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.post("meter", use: meter)
     }
@@ -22,17 +26,18 @@ struct MeterController {
         guard body.readableBytes > 0 else {
             throw Problem.malformed("the request body is empty; send the audio file itself as the body")
         }
-        let metered = try await Self.measure(Data(buffer: body))
+        let metered = try await Self.measure(Data(buffer: body), model: model)
         return try JSONResponse.make(MeterReport(metered, start: start))
     }
 
     /// Decodes on NIO's blocking-work thread pool: a 10-minute file takes about a second of CPU
-    /// (1.25 s for 48 kHz stereo, bands and character included), which must not hold up the tasks
-    /// that serve other requests.
-    static func measure(_ audio: Data) async throws -> MeteredAudio {
+    /// (1.25 s for 48 kHz stereo, bands and character included) and several more with the AudioSet
+    /// model (docs/ARCHITECTURE.md, "What kind of loud"), which must not hold up the tasks that
+    /// serve other requests.
+    static func measure(_ audio: Data, model: AudioSetModel?) async throws -> MeteredAudio {
         do {
             return try await NIOThreadPool.singleton.runIfActive {
-                try AudioMeter.measure(audio, maxDuration: AudioUploads.maxDuration)
+                try AudioMeter.measure(audio, maxDuration: AudioUploads.maxDuration, model: model)
             }
         } catch let error as AudioMeteringError {
             throw Problem(error)

@@ -1,0 +1,92 @@
+import AudioClassification
+import Foundation
+import LoudnessCore
+
+/// How a window is labelled from the AudioSet model's class scores (``AudioSetGroup`` groups the
+/// 521 classes; a group's score is its best class's mean probability over the window's patches,
+/// the best rather than the sum because AudioSet's labels nest: "Music" and "Pop music" fire
+/// together):
+///
+/// 1. `quiet`: LAeq under ``quietBelowDBFS`` (the level, which the model does not see: it hears a
+///    whisper and a shout alike), or "Silence" above every other group.
+/// 2. `uncertain` when no group of voices, music or steady noise reaches ``minimumScore``.
+/// 3. The best of voices (`babble`), music and steady noise (`steady_noise`) decides.
+/// 4. Music is `bass_heavy_music` when its bass classes reach ``bassMinimumScore``, or when the
+///    spectrum says so as the rules do (LC − LA and the bands to 160 Hz over 500 Hz–4 kHz).
+///
+/// Thresholds tuned on the tuning half of the real recordings (scripts/sound-character/real.py),
+/// checked on the held-out half (docs/ARCHITECTURE.md, "What kind of loud").
+public struct LearnedCharacterRules: Sendable, Equatable, Codable {
+    public var quietBelowDBFS = SoundCharacterThresholds.quietBelowDBFS
+    /// A group's best class must reach this mean probability for the window to get its label.
+    public var minimumScore: Float = 0.2
+    /// The bass classes' best mean probability that makes music bass-heavy.
+    public var bassMinimumScore: Float = 0.2
+    public var bassMinimumLcMinusLaDB = SoundCharacterThresholds.bassMinimumLcMinusLaDB
+    public var bassMinimumLowFrequencyExcessDB = SoundCharacterThresholds.bassMinimumLowFrequencyExcessDB
+    public init() {}
+
+    /// Best mean probability per group.
+    public struct GroupScores: Sendable, Equatable {
+        public var voices: Float = 0
+        public var music: Float = 0
+        public var bass: Float = 0
+        public var steadyNoise: Float = 0
+        public var silence: Float = 0
+
+        public init(scores: [Float], groups: [AudioSetGroup?]) {
+            for (score, group) in zip(scores, groups) {
+                switch group {
+                case .voices: voices = max(voices, score)
+                case .music: music = max(music, score)
+                case .bass:
+                    bass = max(bass, score)
+                    music = max(music, score)
+                case .steadyNoise: steadyNoise = max(steadyNoise, score)
+                case .silence: silence = max(silence, score)
+                case nil: break
+                }
+            }
+        }
+
+        public init(voices: Float, music: Float, bass: Float, steadyNoise: Float, silence: Float) {
+            self.voices = voices
+            self.music = music
+            self.bass = bass
+            self.steadyNoise = steadyNoise
+            self.silence = silence
+        }
+    }
+
+    public func classify(_ f: SoundFeatures, _ g: GroupScores) -> (label: SoundCharacterLabel, reason: String) {
+        let db = SoundCharacterRules.db
+        if f.laeqDBFS < quietBelowDBFS {
+            return (.quiet, "LAeq \(db(f.laeqDBFS)) dBFS < \(db(quietBelowDBFS))")
+        }
+        let scores = "voices \(Self.p(g.voices)), music \(Self.p(g.music)), steady noise \(Self.p(g.steadyNoise))"
+        if g.silence > max(g.voices, g.music, g.steadyNoise) && g.silence >= minimumScore {
+            return (.quiet, "the model hears silence (\(Self.p(g.silence))) over \(scores)")
+        }
+        let best = max(g.voices, g.music, g.steadyNoise)
+        guard best >= minimumScore else {
+            return (.uncertain, "no group reaches \(Self.p(minimumScore)): \(scores)")
+        }
+        if g.voices == best { return (.babble, "voices lead: \(scores)") }
+        if g.steadyNoise == best { return (.steadyNoise, "steady noise leads: \(scores)") }
+        if g.bass >= bassMinimumScore {
+            return (.bassHeavyMusic, "music leads (\(scores)) and its bass classes reach \(Self.p(g.bass))")
+        }
+        if f.lcMinusLaDB >= bassMinimumLcMinusLaDB, let excess = f.lowFrequencyExcessDB,
+            excess >= bassMinimumLowFrequencyExcessDB
+        {
+            return (
+                .bassHeavyMusic,
+                "music leads (\(scores)); LC − LA \(db(f.lcMinusLaDB)) dB and bands to 160 Hz \(db(excess)) dB over "
+                    + "500 Hz–4 kHz"
+            )
+        }
+        return (.music, "music leads: \(scores)")
+    }
+
+    static func p(_ value: Float) -> String { String(format: "%.2f", value) }
+}
