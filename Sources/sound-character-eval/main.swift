@@ -17,6 +17,8 @@ struct FileResult: Encodable {
         var features: [String: Double?]
         var classifier: String
         var top: [Top]
+        /// The groups' scores the model's rules compared (absent with the spectra rules).
+        var groups: [String: Double]?
     }
 
     struct Top: Encodable {
@@ -83,7 +85,13 @@ for path in arguments {
             return FileResult.Window(
                 offset: window.offsetSeconds, seconds: window.seconds, label: window.label.rawValue,
                 reason: window.reason, features: features, classifier: metered.character.classifier,
-                top: window.topClasses.map { FileResult.Top(label: $0.name, score: $0.score) })
+                top: window.topClasses.map { FileResult.Top(label: $0.name, score: $0.score) },
+                groups: window.groupScores.map {
+                    [
+                        "voices": Double($0.voices), "music": Double($0.music), "bass": Double($0.bass),
+                        "steadyNoise": Double($0.steadyNoise), "silence": Double($0.silence),
+                    ]
+                })
         }
         printLine(
             FileResult(

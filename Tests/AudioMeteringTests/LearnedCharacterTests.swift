@@ -102,13 +102,14 @@ struct LearnedCharacterTests {
         {
             rules.classify(f, .init(voices: v, music: m, bass: b, steadyNoise: n, silence: s)).label
         }
+        // Weights in force: music × 0.5, steady noise × 3; at least 0.05; bass classes from 0.5.
         #expect(label(faint, 0.9, 0, 0, 0, 0) == .quiet)
-        #expect(label(loud, 0.1, 0.1, 0, 0.1, 0.5) == .quiet)
-        #expect(label(loud, 0.15, 0.1, 0, 0.19, 0) == .uncertain)
-        #expect(label(loud, 0.6, 0.5, 0, 0.1, 0) == .babble)
-        #expect(label(loud, 0.3, 0.5, 0, 0.6, 0) == .steadyNoise)
-        #expect(label(loud, 0.3, 0.6, 0.1, 0.2, 0) == .music)
-        #expect(label(loud, 0.3, 0.6, 0.3, 0.2, 0) == .bassHeavyMusic)
-        #expect(label(bassy, 0.3, 0.6, 0.0, 0.2, 0) == .bassHeavyMusic)
+        #expect(label(loud, 0.1, 0.1, 0, 0.1, 0.5) == .quiet)  // silence 0.5 over noise 0.3
+        #expect(label(loud, 0.03, 0.05, 0, 0.01, 0) == .uncertain)  // best 0.03 < 0.05
+        #expect(label(loud, 0.6, 0.5, 0, 0.1, 0) == .babble)  // 0.6 over 0.25 and 0.3
+        #expect(label(loud, 0.5, 0.5, 0, 0.2, 0) == .steadyNoise)  // 0.6 over 0.5
+        #expect(label(loud, 0.2, 0.9, 0.1, 0.05, 0) == .music)  // 0.45 over 0.2 and 0.15
+        #expect(label(loud, 0.2, 0.9, 0.6, 0.05, 0) == .bassHeavyMusic)
+        #expect(label(bassy, 0.2, 0.9, 0.0, 0.05, 0) == .bassHeavyMusic)
     }
 }

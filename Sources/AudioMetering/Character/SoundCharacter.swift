@@ -65,10 +65,13 @@ public struct CharacterWindow: Sendable, Equatable {
     public var features: SoundFeatures
     /// The model's five best classes over the window, best first; empty when the rules decided.
     public var topClasses: [ClassScore]
+    /// The scores of HearClear's groups of classes that ``LearnedCharacterRules`` compared; nil
+    /// when the rules decided.
+    public var groupScores: LearnedCharacterRules.GroupScores?
 
     public init(
         offsetSeconds: Int, seconds: Int, label: SoundCharacterLabel, reason: String, features: SoundFeatures,
-        topClasses: [ClassScore] = []
+        topClasses: [ClassScore] = [], groupScores: LearnedCharacterRules.GroupScores? = nil
     ) {
         self.offsetSeconds = offsetSeconds
         self.seconds = seconds
@@ -76,6 +79,7 @@ public struct CharacterWindow: Sendable, Equatable {
         self.reason = reason
         self.features = features
         self.topClasses = topClasses
+        self.groupScores = groupScores
     }
 }
 

@@ -44,7 +44,7 @@ enum SoundCharacterAnalysis {
             }
             return CharacterWindow(
                 offsetSeconds: window.firstSecond, seconds: window.seconds, label: label,
-                reason: reason + " (\(patches) patches)", features: features, topClasses: top)
+                reason: reason + " (\(patches) patches)", features: features, topClasses: top, groupScores: groups)
         }
         let differences = samples.map { $0.cWeightedDBFS - $0.aWeightedDBFS }
         return SoundCharacter(
