@@ -19,9 +19,17 @@ struct IngestLoadtest: AsyncParsableCommand {
             it, which is when it shows in its venue's grid: its p50/p99 is the freshness under that load. \
             Only loopback or your own test hosts are fit targets. The server rate-limits this tool like \
             any client (one address, few devices): start it with --rate-exempt 127.0.0.1,::1 (as \
-            `make run` does) to measure it rather than its limits.
+            `make run` does) to measure it rather than its limits. --classes with adds the phone's own \
+            classes to every check-in (a YAMNet window every 10 s, three labels); --classes both runs a \
+            phase without them and then one with them, each for --duration, and prints their ratio. \
+            --health first sends GET /health from every client for a quarter of --duration (at least \
+            3 s) and prints each phase's check-ins/s as a ratio to it.
             """
     )
+
+    enum ClassesMode: String, ExpressibleByArgument, CaseIterable {
+        case none, with, both
+    }
 
     @OptionGroup var target: LoadtestOptions
     var clients: Int { target.clients }
@@ -39,6 +47,12 @@ struct IngestLoadtest: AsyncParsableCommand {
     @Option(help: "Check-ins per second over all clients, paced evenly (0: as fast as the server answers).")
     var rate = 0
 
+    @Option(help: "The phone's own classes in the check-ins: none, with, or both (a phase of each).")
+    var classes = ClassesMode.none
+
+    @Flag(help: "First measure GET /health from every client, and print check-ins/s as a ratio to it.")
+    var health = false
+
     func validate() throws {
         guard (10...3600).contains(samples) else { throw ValidationError("--samples must be 10…3600") }
         guard venues > 0 else { throw ValidationError("--venues must be positive") }
@@ -47,29 +61,98 @@ struct IngestLoadtest: AsyncParsableCommand {
 
     func run() async throws {
         let endpoint = target.endpoint
-        let pace = rate > 0 ? " at \(rate)/s" : ""
-        print("posting \(samples)-sample check-ins from \(clients) clients\(pace) for \(duration) s to \(endpoint)…")
-        let probing = probeInterval > 0
-        let (results, seconds) = try await target.withHTTPClient(
-            connections: clients, decompression: .enabled(limit: .ratio(50))
-        ) { client in
-            let deadline = ContinuousClock.now + .seconds(duration)
-            let started = ContinuousClock.now
-            let results = try await withThrowingTaskGroup(of: ClientResult.self) { group in
-                for index in 0..<clients {
-                    group.addTask {
-                        try await runClient(index: index, client: client, endpoint: endpoint, until: deadline)
-                    }
-                }
-                if probing {
-                    group.addTask { try await runProbe(client: client, endpoint: endpoint, until: deadline) }
-                }
-                var total = ClientResult()
-                for try await result in group { total.merge(result) }
-                return total
+        let phases: [Bool] =
+            switch classes {
+            case .none: [false]
+            case .with: [true]
+            case .both: [false, true]
             }
-            let elapsed = (ContinuousClock.now - started)
-            return (results, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        try await target.withHTTPClient(connections: clients, decompression: .enabled(limit: .ratio(50))) { client in
+            var healthRate: Double?
+            if health {
+                let seconds = max(3, duration / 4)
+                print("reference: GET /health from \(clients) clients for \(seconds) s…")
+                let (results, elapsed) = try await phase(seconds: seconds) { index, deadline in
+                    try await runHealth(client: client, endpoint: endpoint, until: deadline)
+                }
+                healthRate = Double(results.ok) / elapsed
+                print(
+                    String(
+                        format: "health: %d ok, %d failed, %.0f requests/s, p50 %.1f ms", results.ok, results.failed,
+                        healthRate!, Double(results.latency.valueAtPercentile(50)) / 1000))
+            }
+            var rates: [Double] = []
+            for withClasses in phases {
+                rates.append(
+                    try await ingestPhase(
+                        client: client, endpoint: endpoint, withClasses: withClasses, health: healthRate))
+            }
+            if rates.count == 2 {
+                print(
+                    String(
+                        format: "with classes / without: %.3f of the check-ins/s (%.1f %% %@)", rates[1] / rates[0],
+                        abs(1 - rates[1] / rates[0]) * 100, rates[1] < rates[0] ? "slower" : "faster"))
+            }
+        }
+    }
+
+    /// Runs `body` on every client until `seconds` have passed; their merged results and the
+    /// elapsed seconds.
+    func phase(
+        seconds: Int, probe: (@Sendable (ContinuousClock.Instant) async throws -> ClientResult)? = nil,
+        _ body: @escaping @Sendable (Int, ContinuousClock.Instant) async throws -> ClientResult
+    ) async throws -> (ClientResult, Double) {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        let started = ContinuousClock.now
+        let results = try await withThrowingTaskGroup(of: ClientResult.self) { group in
+            for index in 0..<clients {
+                group.addTask { try await body(index, deadline) }
+            }
+            if let probe { group.addTask { try await probe(deadline) } }
+            var total = ClientResult()
+            for try await result in group { total.merge(result) }
+            return total
+        }
+        let elapsed = ContinuousClock.now - started
+        return (results, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+
+    /// GET /health in a loop, tallied like a check-in.
+    func runHealth(client: HTTPClient, endpoint: String, until deadline: ContinuousClock.Instant) async throws
+        -> ClientResult
+    {
+        var result = ClientResult()
+        while ContinuousClock.now < deadline {
+            let start = ContinuousClock.now
+            do {
+                let response = try await client.execute(
+                    HTTPClientRequest(url: endpoint + "/health"), timeout: .seconds(30))
+                _ = try await response.body.collect(upTo: 1 << 16)
+                _ = result.latency.record(Self.microseconds(ContinuousClock.now - start))
+                if response.status.code == 200 { result.ok += 1 } else { result.failed += 1 }
+            } catch {
+                result.failed += 1
+                if result.firstError == nil { result.firstError = "\(error)" }
+            }
+        }
+        return result
+    }
+
+    /// One phase of check-ins (with or without classes); prints its figures and returns check-ins/s.
+    func ingestPhase(client: HTTPClient, endpoint: String, withClasses: Bool, health: Double?) async throws -> Double {
+        let pace = rate > 0 ? " at \(rate)/s" : ""
+        let kind = withClasses ? " with classes" : ""
+        print(
+            "posting \(samples)-sample check-ins\(kind) from \(clients) clients\(pace) for \(duration) s to \(endpoint)…"
+        )
+        let probing = probeInterval > 0
+        var probe: (@Sendable (ContinuousClock.Instant) async throws -> ClientResult)?
+        if probing {
+            probe = { deadline in try await runProbe(client: client, endpoint: endpoint, until: deadline) }
+        }
+        let (results, seconds) = try await phase(seconds: duration, probe: probe) { index, deadline in
+            try await runClient(
+                index: index, client: client, endpoint: endpoint, until: deadline, withClasses: withClasses)
         }
 
         let rate = Double(results.ok) / seconds
@@ -84,7 +167,9 @@ struct IngestLoadtest: AsyncParsableCommand {
             func fms(_ p: Double) -> String { String(format: "%.0f ms", Double(f.valueAtPercentile(p)) / 1000) }
             print("freshness (201 → judged, \(f.totalCount) probes): p50 \(fms(50)), p99 \(fms(99)), max \(fms(100))")
         }
+        if let health { print(String(format: "ratio to /health: %.3f", rate / health)) }
         if let error = results.firstError { print("first failure: \(error)") }
+        return rate
     }
 
     /// `duration` in whole microseconds, at least 1, for the histograms.
@@ -122,11 +207,13 @@ struct IngestLoadtest: AsyncParsableCommand {
         }
     }
 
-    func runClient(index: Int, client: HTTPClient, endpoint: String, until deadline: ContinuousClock.Instant)
-        async throws -> ClientResult
-    {
+    func runClient(
+        index: Int, client: HTTPClient, endpoint: String, until deadline: ContinuousClock.Instant,
+        withClasses: Bool = false
+    ) async throws -> ClientResult {
         var result = ClientResult()
-        var generator = SyntheticCheckin(seed: UInt64(index + 1), samples: samples, venues: venues)
+        var generator = SyntheticCheckin(
+            seed: UInt64(index + 1), samples: samples, venues: venues, withClasses: withClasses)
         // Paced: this client's share of --rate, each post at its own time (offset per client).
         let interval: Duration? = rate > 0 ? .seconds(Double(clients) / Double(rate)) : nil
         var next = ContinuousClock.now + (interval ?? .zero) * (Double(index) / Double(clients))

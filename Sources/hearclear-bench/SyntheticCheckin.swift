@@ -18,11 +18,22 @@ struct SyntheticCheckin {
     let venues: Int
     /// Venue ids are `<venuePrefix><n>`, n in 0..<venues.
     let venuePrefix: String
+    /// Adds the phone's own classes (docs/ARCHITECTURE.md, "The phone's own classes"): a YAMNet
+    /// window every 10 s with three AudioSet labels and random confidences.
+    let withClasses: Bool
+    private let samples: Int
+    static let classLabels = [
+        "Speech", "Music", "Hubbub, speech noise, speech babble", "Bass drum", "Crowd", "Air conditioning",
+    ]
 
-    init(seed: UInt64, samples: Int, venues: Int, venuePrefix: String = "bench-venue-") {
+    init(
+        seed: UInt64, samples: Int, venues: Int, venuePrefix: String = "bench-venue-", withClasses: Bool = false
+    ) {
         random = SplitMix64(seed: seed)
         self.venues = venues
         self.venuePrefix = venuePrefix
+        self.withClasses = withClasses
+        self.samples = samples
         let start = Date().addingTimeInterval(-Double(samples) - 120).timeIntervalSince1970.rounded(.down)
         secondPrefixes = (0..<samples).map { second in
             Array(
@@ -70,8 +81,35 @@ struct SyntheticCheckin {
             Self.appendTenths(peak, to: &body)
             body.append(UInt8(ascii: "}"))
         }
-        body += Array("]}".utf8)
+        body += Array("]".utf8)
+        if withClasses { appendClasses(to: &body) }
+        body += Array("}".utf8)
         return body
+    }
+
+    /// `,"classes":{…}`: windows of 10 s (the last one shorter) with three labels each.
+    private mutating func appendClasses(to body: inout [UInt8]) {
+        body += Array(",\"classes\":{\"classifier\":{\"name\":\"yamnet\",\"version\":\"1\"},".utf8)
+        body += Array("\"vocabulary\":\"audioset\",\"windows\":[".utf8)
+        var offset = 0
+        while offset < samples {
+            let seconds = min(10, samples - offset)
+            if offset > 0 { body.append(UInt8(ascii: ",")) }
+            body += Array("{\"offset\":\(offset),\"seconds\":\(seconds),\"top\":[".utf8)
+            let first = Int(random.next() % UInt64(Self.classLabels.count))
+            for rank in 0..<3 {
+                if rank > 0 { body.append(UInt8(ascii: ",")) }
+                let label = Self.classLabels[(first + rank) % Self.classLabels.count]
+                // 0.450 … 0.900 for the first label, less for the others: "0.xyz".
+                let permille = Int((0.9 - Double(rank) * 0.3) * (0.5 + random.unit() * 0.5) * 1000)
+                body += Array("{\"label\":\"\(label)\",\"confidence\":0.".utf8)
+                body += Array(String(1000 + permille).dropFirst().utf8)
+                body.append(UInt8(ascii: "}"))
+            }
+            body += Array("]}".utf8)
+            offset += seconds
+        }
+        body += Array("]}".utf8)
     }
 
     /// `value` with one decimal, e.g. `-38.4`.

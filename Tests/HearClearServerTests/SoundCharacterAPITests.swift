@@ -276,7 +276,8 @@ struct SoundCharacterAPITests {
             }
             let cell = try #require(JSONProbe.cell(grid, day: hour.weekdayName, hour: hour.hour))
             let character = try #require(cell["character"] as? JSONObject)
-            #expect(Set(character.keys) == ["classes", "lcMinusLa", "la90", "conversation", "seconds"])
+            #expect(Set(character.keys) == ["classes", "lcMinusLa", "la90", "conversation", "seconds", "basis"])
+            #expect(character["basis"] as? String == "spectra rules")
             #expect(character["seconds"] as? Int == 80)
             let classes = try #require(character["classes"] as? [String: Double])
             #expect(

@@ -336,6 +336,8 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/CheckinInput/samples`.
             public var samples: [Components.Schemas.Sample]
+            /// - Remark: Generated from `#/components/schemas/CheckinInput/classes`.
+            public var classes: Components.Schemas.PhoneClasses?
             /// Creates a new `CheckinInput`.
             ///
             /// - Parameters:
@@ -345,13 +347,15 @@ extension Components {
             ///   - location: Where the phone was; too far from the venue and the check-in is `excluded`.
             ///   - unit: `dbfs` (the default): levels in dB relative to full scale, as iOS metering reports.
             ///   - samples: One per second; gaps are allowed. Times strictly increasing, each in its own whole
+            ///   - classes:
             public init(
                 id: Swift.String,
                 venue: Components.Schemas.CheckinInput.VenuePayload,
                 device: Components.Schemas.CheckinInput.DevicePayload,
                 location: Components.Schemas.CheckinInput.LocationPayload? = nil,
                 unit: Components.Schemas.CheckinInput.UnitPayload? = nil,
-                samples: [Components.Schemas.Sample]
+                samples: [Components.Schemas.Sample],
+                classes: Components.Schemas.PhoneClasses? = nil
             ) {
                 self.id = id
                 self.venue = venue
@@ -359,6 +363,7 @@ extension Components {
                 self.location = location
                 self.unit = unit
                 self.samples = samples
+                self.classes = classes
             }
             public enum CodingKeys: String, CodingKey {
                 case id
@@ -367,6 +372,149 @@ extension Components {
                 case location
                 case unit
                 case samples
+                case classes
+            }
+        }
+        /// Optional: what the phone's own sound classifier heard (Apple's SoundAnalysis built-in
+        /// classifier, an AudioSet model such as YAMNet), window by window: its top labels with
+        /// their confidences. All of `classifier`, `vocabulary` and `windows` or none (`null` is
+        /// none). Windows are in order, do not overlap and lie within the check-in's seconds
+        /// (`offset` + `seconds` at most the last sample's second + 1); at most one window a sample.
+        /// Each window's labels are mapped to HearClear's classes by a fixed table (labels it does
+        /// not know are ignored, never refused), and the classes take part in the cells' sound
+        /// character: where a window's class is sure enough it wins over the spectra rules.
+        /// Stored with confidences to 0.001.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/PhoneClasses`.
+        public struct PhoneClasses: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PhoneClasses/classifier`.
+            public struct ClassifierPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/PhoneClasses/classifier/name`.
+                public var name: Swift.String
+                /// - Remark: Generated from `#/components/schemas/PhoneClasses/classifier/version`.
+                public var version: Swift.String
+                /// Creates a new `ClassifierPayload`.
+                ///
+                /// - Parameters:
+                ///   - name:
+                ///   - version:
+                public init(
+                    name: Swift.String,
+                    version: Swift.String
+                ) {
+                    self.name = name
+                    self.version = version
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case name
+                    case version
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/PhoneClasses/classifier`.
+            public var classifier: Components.Schemas.PhoneClasses.ClassifierPayload
+            /// How the labels are named: `audioset`, AudioSet display names as in YAMNet's class map
+            /// (`Speech`, `Hubbub, speech noise, speech babble`, `Bass drum`); `soundanalysis`, the
+            /// identifiers of Apple's SoundAnalysis built-in classifier (`speech`, `bass_drum`).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/PhoneClasses/vocabulary`.
+            @frozen public enum VocabularyPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case audioset = "audioset"
+                case soundanalysis = "soundanalysis"
+            }
+            /// How the labels are named: `audioset`, AudioSet display names as in YAMNet's class map
+            /// (`Speech`, `Hubbub, speech noise, speech babble`, `Bass drum`); `soundanalysis`, the
+            /// identifiers of Apple's SoundAnalysis built-in classifier (`speech`, `bass_drum`).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/PhoneClasses/vocabulary`.
+            public var vocabulary: Components.Schemas.PhoneClasses.VocabularyPayload
+            /// - Remark: Generated from `#/components/schemas/PhoneClasses/WindowsPayload`.
+            public struct WindowsPayloadPayload: Codable, Hashable, Sendable {
+                /// The window's first second, whole seconds after the first sample's `t`.
+                ///
+                /// - Remark: Generated from `#/components/schemas/PhoneClasses/WindowsPayload/offset`.
+                public var offset: Swift.Int
+                /// Its length in whole seconds.
+                ///
+                /// - Remark: Generated from `#/components/schemas/PhoneClasses/WindowsPayload/seconds`.
+                public var seconds: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/PhoneClasses/WindowsPayload/TopPayload`.
+                public struct TopPayloadPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/components/schemas/PhoneClasses/WindowsPayload/TopPayload/label`.
+                    public var label: Swift.String
+                    /// - Remark: Generated from `#/components/schemas/PhoneClasses/WindowsPayload/TopPayload/confidence`.
+                    public var confidence: Swift.Double
+                    /// Creates a new `TopPayloadPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - label:
+                    ///   - confidence:
+                    public init(
+                        label: Swift.String,
+                        confidence: Swift.Double
+                    ) {
+                        self.label = label
+                        self.confidence = confidence
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case label
+                        case confidence
+                    }
+                }
+                /// The classifier's best labels for the window, each once.
+                ///
+                /// - Remark: Generated from `#/components/schemas/PhoneClasses/WindowsPayload/top`.
+                public typealias TopPayload = [Components.Schemas.PhoneClasses.WindowsPayloadPayload.TopPayloadPayload]
+                /// The classifier's best labels for the window, each once.
+                ///
+                /// - Remark: Generated from `#/components/schemas/PhoneClasses/WindowsPayload/top`.
+                public var top: Components.Schemas.PhoneClasses.WindowsPayloadPayload.TopPayload
+                /// Creates a new `WindowsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - offset: The window's first second, whole seconds after the first sample's `t`.
+                ///   - seconds: Its length in whole seconds.
+                ///   - top: The classifier's best labels for the window, each once.
+                public init(
+                    offset: Swift.Int,
+                    seconds: Swift.Int,
+                    top: Components.Schemas.PhoneClasses.WindowsPayloadPayload.TopPayload
+                ) {
+                    self.offset = offset
+                    self.seconds = seconds
+                    self.top = top
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case offset
+                    case seconds
+                    case top
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/PhoneClasses/windows`.
+            public typealias WindowsPayload = [Components.Schemas.PhoneClasses.WindowsPayloadPayload]
+            /// - Remark: Generated from `#/components/schemas/PhoneClasses/windows`.
+            public var windows: Components.Schemas.PhoneClasses.WindowsPayload
+            /// Creates a new `PhoneClasses`.
+            ///
+            /// - Parameters:
+            ///   - classifier:
+            ///   - vocabulary: How the labels are named: `audioset`, AudioSet display names as in YAMNet's class map
+            ///   - windows:
+            public init(
+                classifier: Components.Schemas.PhoneClasses.ClassifierPayload,
+                vocabulary: Components.Schemas.PhoneClasses.VocabularyPayload,
+                windows: Components.Schemas.PhoneClasses.WindowsPayload
+            ) {
+                self.classifier = classifier
+                self.vocabulary = vocabulary
+                self.windows = windows
+            }
+            public enum CodingKeys: String, CodingKey {
+                case classifier
+                case vocabulary
+                case windows
             }
         }
         /// - Remark: Generated from `#/components/schemas/Sample`.
@@ -1209,7 +1357,7 @@ extension Components {
             }
         }
         /// What kind of loud a measured cell is, from the seconds that cleaning kept of its counted
-        /// check-ins that carried `lceq` or `bands`: at least 60 of them from at least 2 check-ins,
+        /// check-ins that carried `lceq`, `bands` or `classes`: at least 60 of them from at least 2 check-ins,
         /// else `null` (and always `null` for an estimate). The kept seconds are cut into windows
         /// of about 10 s, each labelled from per-second features (LC − LA, bands under 160 Hz against
         /// 500 Hz–4 kHz, flatness within octaves, how much the spectrum's shape moves from second to
@@ -1339,6 +1487,28 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/CellCharacter/seconds`.
             public var seconds: Swift.Int
+            /// What the classes rest on: `phone classes` when every second's class came from the
+            /// phones' own classifiers (`classes` of the check-ins), `spectra rules` when every one
+            /// came from the rules over `lceq` and `bands`, `both` otherwise. Where a check-in
+            /// carries both, a second's class is the phone's when the phone's window is sure of one,
+            /// else the rules'; `lcMinusLa` and `la90` always come from the levels and spectra.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/CellCharacter/basis`.
+            @frozen public enum BasisPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case phoneClasses = "phone classes"
+                case spectraRules = "spectra rules"
+                case both = "both"
+            }
+            /// What the classes rest on: `phone classes` when every second's class came from the
+            /// phones' own classifiers (`classes` of the check-ins), `spectra rules` when every one
+            /// came from the rules over `lceq` and `bands`, `both` otherwise. Where a check-in
+            /// carries both, a second's class is the phone's when the phone's window is sure of one,
+            /// else the rules'; `lcMinusLa` and `la90` always come from the levels and spectra.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/CellCharacter/basis`.
+            public var basis: Components.Schemas.CellCharacter.BasisPayload
             /// Creates a new `CellCharacter`.
             ///
             /// - Parameters:
@@ -1347,18 +1517,21 @@ extension Components {
             ///   - la90: The level exceeded 90 % of the seconds (the background), calibrated dB like `level`
             ///   - conversation: How hard talking is at the cell's `level`: `easy` under 57 dB, `raised voices` from 57
             ///   - seconds: The seconds behind it.
+            ///   - basis: What the classes rest on: `phone classes` when every second's class came from the
             public init(
                 classes: Components.Schemas.CellCharacter.ClassesPayload,
                 lcMinusLa: Swift.Double? = nil,
                 la90: Swift.Double,
                 conversation: Components.Schemas.CellCharacter.ConversationPayload,
-                seconds: Swift.Int
+                seconds: Swift.Int,
+                basis: Components.Schemas.CellCharacter.BasisPayload
             ) {
                 self.classes = classes
                 self.lcMinusLa = lcMinusLa
                 self.la90 = la90
                 self.conversation = conversation
                 self.seconds = seconds
+                self.basis = basis
             }
             public enum CodingKeys: String, CodingKey {
                 case classes
@@ -1366,6 +1539,7 @@ extension Components {
                 case la90
                 case conversation
                 case seconds
+                case basis
             }
         }
         /// A venue-local weekday.

@@ -294,6 +294,7 @@ public struct Aggregator: Sendable {
             venueClock: clock)
         return try? VenueCheckin(
             id: checkin.id.uuidString, deviceID: String(checkin.deviceKey), samples: samples, localHours: localHours,
-            modelOffsetDB: checkin.modelOffsetDB, exclusionReasons: reasons, forcedInclusion: forced, spectra: spectra)
+            modelOffsetDB: checkin.modelOffsetDB, exclusionReasons: reasons, forcedInclusion: forced, spectra: spectra,
+            phoneClasses: raw.phoneClasses)
     }
 }

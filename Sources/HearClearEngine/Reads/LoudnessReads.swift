@@ -98,6 +98,8 @@ public struct LoudnessReads: Sendable {
         public var conversation: ConversationBand
         public var seconds: Int
         public var checkins: Int
+        /// What the classes rest on (docs/ARCHITECTURE.md, "The phone's own classes").
+        public var basis: CharacterBasis = .spectraRules
     }
 
     /// A venue's weekday × hour grid with the bands it was labelled with.
@@ -163,7 +165,8 @@ public struct LoudnessReads: Sendable {
                 uniqueKeysWithValues: SoundClass.allCases.map { ($0, (stored.share(of: $0) * 100).rounded() / 100) }),
             lcMinusLaDB: stored.lcMinusLaDB.map(Self.rounded),
             la90DB: Self.rounded(stored.la90DBFS + referenceOffsetDB),
-            conversation: ConversationBand(calibratedDB: levelDB), seconds: stored.seconds, checkins: stored.checkins)
+            conversation: ConversationBand(calibratedDB: levelDB), seconds: stored.seconds, checkins: stored.checkins,
+            basis: stored.basis)
     }
 
     /// The venue's overall level: the median of its measured cells' calibrated levels (each

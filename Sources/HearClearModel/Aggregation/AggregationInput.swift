@@ -59,10 +59,13 @@ public struct AggregationInput: Sendable, Equatable {
         public var lceqDdB: [Int16]?
         public var bandIndexes: [Int16]?
         public var bandsDdB: [Int16]?
+        /// The phone's own classes as pooling needs them (`class_window_*`), nil for none.
+        public var phoneClasses: PhoneClassWindows?
 
         public init(
             offsetsSeconds: [Int32], utcOffsetsMinutes: [Int16], averageDBFS: [Float],
-            peakDBFS: [Float], lceqDdB: [Int16]? = nil, bandIndexes: [Int16]? = nil, bandsDdB: [Int16]? = nil
+            peakDBFS: [Float], lceqDdB: [Int16]? = nil, bandIndexes: [Int16]? = nil, bandsDdB: [Int16]? = nil,
+            phoneClasses: PhoneClassWindows? = nil
         ) {
             self.offsetsSeconds = offsetsSeconds
             self.utcOffsetsMinutes = utcOffsetsMinutes
@@ -71,6 +74,7 @@ public struct AggregationInput: Sendable, Equatable {
             self.lceqDdB = lceqDdB
             self.bandIndexes = bandIndexes
             self.bandsDdB = bandsDdB
+            self.phoneClasses = phoneClasses
         }
     }
 

@@ -52,12 +52,14 @@ public struct CheckinSubmission: Sendable, Equatable {
     public var bandIndexes: [Int16]?
     /// Their levels, 0.1 dB, sample-major (`bands_ddb`); nil for none.
     public var bandsDdB: [Int16]?
+    /// What the phone's own classifier heard (v2 only); nil when it sent none (`classes_*`).
+    public var classes: PhoneClasses?
 
     public init(
         id: UUID, venue: VenueReference, deviceID: String, deviceModel: String?, location: Location?,
         source: CheckinSource, startedAt: Date, offsetsSeconds: [Int32], utcOffsetsMinutes: [Int16],
         averageDBFS: [Float], peakDBFS: [Float], zoneGuessed: Bool = false, lceqDdB: [Int16]? = nil,
-        bandIndexes: [Int16]? = nil, bandsDdB: [Int16]? = nil
+        bandIndexes: [Int16]? = nil, bandsDdB: [Int16]? = nil, classes: PhoneClasses? = nil
     ) {
         self.id = id
         self.venue = venue
@@ -74,6 +76,7 @@ public struct CheckinSubmission: Sendable, Equatable {
         self.lceqDdB = lceqDdB
         self.bandIndexes = bandIndexes
         self.bandsDdB = bandsDdB
+        self.classes = classes
     }
 
     public var endedAt: Date { startedAt.addingTimeInterval(TimeInterval(offsetsSeconds.last ?? 0)) }

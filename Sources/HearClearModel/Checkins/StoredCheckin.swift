@@ -33,6 +33,9 @@ public struct StoredCheckin: Sendable, Equatable {
     public var lceqDdB: [Int16]? = nil
     public var bandIndexes: [Int16]? = nil
     public var bandsDdB: [Int16]? = nil
+    /// The phone's own classes (see ``CheckinSubmission``); nil when it sent none. After the
+    /// retention removed the samples, the windows are gone too and this is nil.
+    public var classes: PhoneClasses? = nil
 
     /// Same content as `submission`: what a retry of the same request would carry. Times are
     /// compared to the millisecond (PostgreSQL keeps microseconds). The location, which is not
@@ -47,6 +50,7 @@ public struct StoredCheckin: Sendable, Equatable {
             && peakDBFS == submission.peakDBFS && locationAccuracyMetres == submission.location?.accuracyMetres
             && self.distanceMetres == distanceMetres
             && lceqDdB == submission.lceqDdB && bandIndexes == submission.bandIndexes && bandsDdB == submission.bandsDdB
+            && classes == submission.classes
     }
 
     public init(

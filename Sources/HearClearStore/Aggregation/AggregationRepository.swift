@@ -59,7 +59,10 @@ public struct AggregationRepository: Sendable {
                    a.decision,
                    CASE WHEN c.cleaned_at IS NULL THEN c.lceq_ddb END,
                    CASE WHEN c.cleaned_at IS NULL THEN c.band_indexes END,
-                   CASE WHEN c.cleaned_at IS NULL THEN c.bands_ddb END
+                   CASE WHEN c.cleaned_at IS NULL THEN c.bands_ddb END,
+                   CASE WHEN c.cleaned_at IS NULL THEN c.class_window_offsets_s END,
+                   CASE WHEN c.cleaned_at IS NULL THEN c.class_window_seconds END,
+                   CASE WHEN c.cleaned_at IS NULL THEN c.class_window_classes END
             FROM checkins c
             JOIN devices d ON d.id = c.device_id
             LEFT JOIN device_model_offsets o ON o.model = d.model
@@ -94,6 +97,9 @@ public struct AggregationRepository: Sendable {
             let lceq: [Int16]? = try column.next()
             let bandIndexes: [Int16]? = try column.next()
             let bands: [Int16]? = try column.next()
+            let classOffsets: [Int32]? = try column.next()
+            let classSeconds: [Int16]? = try column.next()
+            let classIndexes: [Int16]? = try column.next()
             var raw: AggregationInput.Raw?
             var stored: AggregationInput.Stored?
             if cleaned {
@@ -103,7 +109,9 @@ public struct AggregationRepository: Sendable {
             } else if let offsets, let zones, let averages, let peaks {
                 raw = .init(
                     offsetsSeconds: offsets, utcOffsetsMinutes: zones, averageDBFS: averages,
-                    peakDBFS: peaks, lceqDdB: lceq, bandIndexes: bandIndexes, bandsDdB: bands)
+                    peakDBFS: peaks, lceqDdB: lceq, bandIndexes: bandIndexes, bandsDdB: bands,
+                    phoneClasses: try Self.phoneClasses(
+                        offsets: classOffsets, seconds: classSeconds, classes: classIndexes))
             }
             checkins[venueID, default: []].append(
                 .init(
@@ -113,6 +121,15 @@ public struct AggregationRepository: Sendable {
             )
         }
         return checkins
+    }
+
+    /// The stored `class_window_*` arrays as pooling needs them; nil for none.
+    static func phoneClasses(offsets: [Int32]?, seconds: [Int16]?, classes: [Int16]?) throws -> PhoneClassWindows? {
+        guard let offsets, let seconds, let classes else { return nil }
+        guard let windows = PhoneClassWindows(offsetsSeconds: offsets, seconds: seconds, classIndexes: classes) else {
+            throw StoreError.unexpected("check-in class windows that do not line up")
+        }
+        return windows
     }
 
     /// The hour rows of the venues' check-ins, by check-in (only those of cleaned check-ins are
@@ -240,11 +257,13 @@ public struct AggregationRepository: Sendable {
             INSERT INTO checkin_hours (
                 checkin_id, venue_id, device_id, weekday, hour, leq_dbfs, l10_dbfs, l50_dbfs, l90_dbfs,
                 max_peak_dbfs, valid_seconds, model_offset_db, counted, outlier, modified_z, residual_db,
-                other_devices, character_class_seconds, character_la_ddb, character_lc_minus_la_ddb)
+                other_devices, character_class_seconds, character_la_ddb, character_lc_minus_la_ddb,
+                character_phone_seconds)
             SELECT h.checkin_id, h.venue_id, h.device_id, h.weekday, h.hour, h.leq, h.l10, h.l50, h.l90, h.peak,
                    h.valid, h.model_offset, h.counted, h.outlier, NULLIF(h.z, 'NaN'::real),
                    NULLIF(h.residual, 'NaN'::real), h.others, NULLIF(h.classes, '')::smallint[],
-                   NULLIF(h.levels, '')::smallint[], NULLIF(h.differences, '')::smallint[]
+                   NULLIF(h.levels, '')::smallint[], NULLIF(h.differences, '')::smallint[],
+                   CASE WHEN h.classes <> '' THEN h.phone_seconds END
             FROM unnest(
                 \(hours.map(\.checkinID))::uuid[], \(rows.map(\.venueID))::bigint[], \(hours.map(\.deviceKey))::bigint[],
                 \(hours.map { Int16($0.weekday) })::smallint[], \(hours.map { Int16($0.hour) })::smallint[],
@@ -258,9 +277,10 @@ public struct AggregationRepository: Sendable {
                 \(hours.map { $0.character.map { AggregationResult.Hour.arrayLiteral($0.levelsDdB) } ?? "" })::text[],
                 \(hours.map { hour in
                     hour.character.flatMap { $0.lcMinusLaDdB.isEmpty ? nil : AggregationResult.Hour.arrayLiteral($0.lcMinusLaDdB) } ?? ""
-                })::text[])
+                })::text[],
+                \(hours.map { Int32($0.character?.phoneSeconds ?? 0) })::integer[])
               AS h(checkin_id, venue_id, device_id, weekday, hour, leq, l10, l50, l90, peak, valid, model_offset, counted,
-                   outlier, z, residual, others, classes, levels, differences)
+                   outlier, z, residual, others, classes, levels, differences, phone_seconds)
             """,
             logger: logger)
     }
@@ -359,11 +379,12 @@ public struct AggregationRepository: Sendable {
             INSERT INTO loudness_cells (
                 venue_id, weekday, hour, level_dbfs, range_low_dbfs, range_high_dbfs, scale_db, checkins, devices,
                 confidence, estimated, basis, calibration_fit_id, character_seconds, character_checkins,
-                character_class_seconds, character_lc_minus_la_db, character_la90_dbfs)
+                character_class_seconds, character_lc_minus_la_db, character_la90_dbfs, character_phone_seconds)
             SELECT c.venue_id, c.weekday, c.hour, c.level, c.low, c.high, c.scale, c.checkins, c.devices, c.confidence,
                    c.basis <> '', NULLIF(c.basis, ''), calibration_fit_in_force(), NULLIF(c.character_seconds, 0),
                    NULLIF(c.character_checkins, 0), NULLIF(c.classes, '')::integer[],
-                   NULLIF(c.lc_minus_la, 'NaN'::real), NULLIF(c.la90, 'NaN'::real)
+                   NULLIF(c.lc_minus_la, 'NaN'::real), NULLIF(c.la90, 'NaN'::real),
+                   CASE WHEN c.character_seconds > 0 THEN c.phone_seconds END
             FROM unnest(
                 \(upserted.map(\.venueID))::bigint[],
                 \(cells.map { Int16($0.weekday) })::smallint[], \(cells.map { Int16($0.hour) })::smallint[],
@@ -375,9 +396,10 @@ public struct AggregationRepository: Sendable {
                 \(cells.map { Int32($0.character?.checkins ?? 0) })::integer[],
                 \(cells.map { $0.character.map { AggregationResult.Hour.arrayLiteral($0.classSeconds) } ?? "" })::text[],
                 \(cells.map { Float($0.character?.lcMinusLaDB ?? .nan) })::real[],
-                \(cells.map { Float($0.character?.la90DBFS ?? .nan) })::real[])
+                \(cells.map { Float($0.character?.la90DBFS ?? .nan) })::real[],
+                \(cells.map { Int32($0.character?.phoneSeconds ?? 0) })::integer[])
               AS c(venue_id, weekday, hour, level, low, high, scale, checkins, devices, confidence, basis,
-                   character_seconds, character_checkins, classes, lc_minus_la, la90)
+                   character_seconds, character_checkins, classes, lc_minus_la, la90, phone_seconds)
             ON CONFLICT (venue_id, weekday, hour) DO UPDATE SET
                 level_dbfs = EXCLUDED.level_dbfs, range_low_dbfs = EXCLUDED.range_low_dbfs,
                 range_high_dbfs = EXCLUDED.range_high_dbfs, scale_db = EXCLUDED.scale_db,
@@ -387,7 +409,8 @@ public struct AggregationRepository: Sendable {
                 character_checkins = EXCLUDED.character_checkins,
                 character_class_seconds = EXCLUDED.character_class_seconds,
                 character_lc_minus_la_db = EXCLUDED.character_lc_minus_la_db,
-                character_la90_dbfs = EXCLUDED.character_la90_dbfs, updated_at = now()
+                character_la90_dbfs = EXCLUDED.character_la90_dbfs,
+                character_phone_seconds = EXCLUDED.character_phone_seconds, updated_at = now()
             """,
             logger: logger)
     }

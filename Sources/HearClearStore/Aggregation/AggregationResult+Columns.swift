@@ -7,7 +7,7 @@ extension AggregationResult.Hour {
     static let columns = """
         h.checkin_id, h.device_id, h.weekday, h.hour, h.leq_dbfs, h.l10_dbfs, h.l50_dbfs, h.l90_dbfs,
         h.max_peak_dbfs, h.valid_seconds, h.model_offset_db, h.counted, h.outlier, h.modified_z, h.residual_db,
-        h.other_devices, h.character_class_seconds, h.character_la_ddb, h.character_lc_minus_la_ddb
+        h.other_devices, h.character_class_seconds, h.character_la_ddb, h.character_lc_minus_la_ddb, h.character_phone_seconds
         """
 
     /// A row from ``columns``.
@@ -16,9 +16,11 @@ extension AggregationResult.Hour {
         let classes: [Int16]? = try columns.next()
         let levels: [Int16]? = try columns.next()
         let differences: [Int16]? = try columns.next()
+        let phoneSeconds: Int32? = try columns.next()
         if let classes, let levels {
             character = PieceCharacter(
-                classSeconds: classes.map(Int.init), levelsDdB: levels, lcMinusLaDdB: differences ?? [])
+                classSeconds: classes.map(Int.init), levelsDdB: levels, lcMinusLaDdB: differences ?? [],
+                phoneSeconds: Int(phoneSeconds ?? 0))
         }
     }
 

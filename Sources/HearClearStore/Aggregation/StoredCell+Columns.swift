@@ -12,7 +12,7 @@ extension StoredCell {
     /// The character columns, as `l.…`, after ``columns``, in the order ``readCharacter(_:)`` reads them.
     static let characterColumns = """
         l.character_seconds, l.character_checkins, l.character_class_seconds, l.character_lc_minus_la_db,
-        l.character_la90_dbfs
+        l.character_la90_dbfs, l.character_phone_seconds
         """
 
     /// Reads ``characterColumns`` into ``character``.
@@ -22,13 +22,14 @@ extension StoredCell {
         let classes: [Int32]? = try columns.next()
         let difference: Float? = try columns.next()
         let la90: Float? = try columns.next()
+        let phoneSeconds: Int32? = try columns.next()
         guard let seconds, let checkins, let classes, let la90 else {
             character = nil
             return
         }
         character = CellCharacter(
             seconds: Int(seconds), checkins: Int(checkins), classSeconds: classes.map(Int.init),
-            lcMinusLaDB: difference.map(Double.init), la90DBFS: Double(la90))
+            lcMinusLaDB: difference.map(Double.init), la90DBFS: Double(la90), phoneSeconds: Int(phoneSeconds ?? 0))
     }
 
     /// A cell from ``columns``.

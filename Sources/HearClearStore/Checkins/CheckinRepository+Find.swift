@@ -25,7 +25,9 @@ extension CheckinRepository {
                c.average_dbfs, c.peak_dbfs, c.location_accuracy_m, c.distance_m, c.status, c.reasons, c.level_dbfs,
                c.valid_seconds, c.judged_at, c.zone_guessed, c.receipt_status, c.receipt_reasons, c.received_at,
                c.utc_offsets_min, c.lceq_ddb, c.band_indexes, c.bands_ddb, c.sample_count, c.ended_at,
-               c.samples_removed_at
+               c.samples_removed_at, c.classes_classifier, c.classes_classifier_version, c.classes_vocabulary,
+               c.class_window_offsets_s, c.class_window_seconds, c.class_window_classes, c.class_top_counts,
+               c.class_top_labels, c.class_top_permille
         FROM checkins c JOIN venues v ON v.id = c.venue_id JOIN devices d ON d.id = c.device_id
         """
 
@@ -61,6 +63,7 @@ extension CheckinRepository {
             let sampleCount: Int = try c.next()
             let endedAt: Date = try c.next()
             let samplesRemovedAt: Date? = try c.next()
+            let classes = try Self.readClasses(&c)
             let receipt = CheckinReceipt(
                 id: id, venueExternalID: venueExternalID, status: receiptStatus,
                 reasons: receiptReasons.map(JudgementReason.init(rawValue:)),
@@ -78,8 +81,45 @@ extension CheckinRepository {
             var stored = checkin
             stored.endedAt = endedAt
             stored.samplesRemovedAt = samplesRemovedAt
+            stored.classes = classes
             checkins.append(stored)
         }
         return checkins
+    }
+
+    /// The `classes_*` and `class_*` columns of ``storedColumns``; nil without windows.
+    static func readClasses(_ c: inout ColumnReader) throws -> PhoneClasses? {
+        let name: String? = try c.next()
+        let version: String? = try c.next()
+        let vocabulary: String? = try c.next()
+        let offsets: [Int32]? = try c.next()
+        let seconds: [Int16]? = try c.next()
+        let classes: [Int16]? = try c.next()
+        let counts: [Int16]? = try c.next()
+        let labels: [String]? = try c.next()
+        let permille: [Int16]? = try c.next()
+        guard let name, let version, let vocabulary, let offsets, let seconds, let classes, let counts, let labels,
+            let permille
+        else { return nil }
+        guard let vocabulary = ClassVocabulary(rawValue: vocabulary),
+            counts.reduce(0, { $0 + Int($1) }) == labels.count, labels.count == permille.count
+        else { throw StoreError.unexpected("check-in classes that do not line up") }
+        var windows: [PhoneClasses.Window] = []
+        windows.reserveCapacity(offsets.count)
+        var start = 0
+        for index in offsets.indices {
+            let end = start + Int(counts[index])
+            guard SoundClass.allCases.indices.contains(Int(classes[index])) else {
+                throw StoreError.unexpected("check-in window class \(classes[index])")
+            }
+            windows.append(
+                PhoneClasses.Window(
+                    offsetSeconds: offsets[index], seconds: seconds[index], labels: Array(labels[start..<end]),
+                    confidencesPermille: Array(permille[start..<end]),
+                    soundClass: SoundClass.allCases[Int(classes[index])]))
+            start = end
+        }
+        return PhoneClasses(
+            classifierName: name, classifierVersion: version, vocabulary: vocabulary, windows: windows)
     }
 }

@@ -68,7 +68,8 @@ public struct CheckinRepository: Sendable {
                 .find(externalID: submission.venue.externalID)
         }
         let distance = venue.flatMap { firstJudgement($0).distanceMetres }
-        return stored.matches(submission, distanceMetres: distance) ? .duplicate(stored.receipt) : .conflict(id: submission.id)
+        return stored.matches(submission, distanceMetres: distance)
+            ? .duplicate(stored.receipt) : .conflict(id: submission.id)
     }
 
     /// Inserts the check-in and queues its venue; nil when the id already exists.
@@ -108,6 +109,8 @@ public struct CheckinRepository: Sendable {
     ) -> PostgresQuery {
         let status = verdict.status.rawValue
         let reasons = verdict.reasons.map(\.rawValue)
+        let classes = s.classes
+        let windows = classes?.windows
         // A device cannot be at two venues at once: a check-in overlapping in time one of the same
         // device at another venue is excluded as `elsewhere_meanwhile` (the earlier one stands;
         // one already excluded so is no evidence against the next).
@@ -130,12 +133,19 @@ public struct CheckinRepository: Sendable {
                 INSERT INTO checkins (
                     id, venue_id, device_id, source, started_at, ended_at, sample_count, offsets_s, utc_offsets_min,
                     average_dbfs, peak_dbfs, zone_guessed, location_accuracy_m, distance_m, receipt_status, receipt_reasons, status, reasons, lceq_ddb,
-                    band_indexes, bands_ddb)
+                    band_indexes, bands_ddb, classes_classifier, classes_classifier_version, classes_vocabulary,
+                    class_window_offsets_s, class_window_seconds, class_window_classes, class_top_counts,
+                    class_top_labels, class_top_permille)
                 SELECT
                     \(s.id), \(venueID), \(deviceID), \(s.source.rawValue), \(s.startedAt), \(s.endedAt),
                     \(s.offsetsSeconds.count), \(s.offsetsSeconds), \(s.utcOffsetsMinutes), \(s.averageDBFS),
                     \(s.peakDBFS), \(s.zoneGuessed), \(s.location?.accuracyMetres), \(verdict.distanceMetres), v.status, v.reasons, v.status, v.reasons,
-                    \(s.lceqDdB)::smallint[], \(s.bandIndexes)::smallint[], \(s.bandsDdB)::smallint[]
+                    \(s.lceqDdB)::smallint[], \(s.bandIndexes)::smallint[], \(s.bandsDdB)::smallint[],
+                    \(classes?.classifierName)::text, \(classes?.classifierVersion)::text,
+                    \(classes?.vocabulary.rawValue)::text, \(windows?.map(\.offsetSeconds))::integer[],
+                    \(windows?.map(\.seconds))::smallint[], \(windows?.map { Int16($0.soundClass.index) })::smallint[],
+                    \(windows?.map { Int16($0.labels.count) })::smallint[], \(windows?.flatMap(\.labels))::text[],
+                    \(windows?.flatMap(\.confidencesPermille))::smallint[]
                 FROM verdict v
                 ON CONFLICT (id) DO NOTHING
                 RETURNING venue_id, received_at, receipt_status, receipt_reasons),

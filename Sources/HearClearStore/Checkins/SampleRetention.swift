@@ -31,13 +31,22 @@ public struct SampleRetention: Sendable {
                     SELECT id, coalesce(pg_column_size(offsets_s), 0) + coalesce(pg_column_size(average_dbfs), 0)
                              + coalesce(pg_column_size(peak_dbfs), 0) + coalesce(pg_column_size(lceq_ddb), 0)
                              + coalesce(pg_column_size(band_indexes), 0) + coalesce(pg_column_size(bands_ddb), 0)
+                             + coalesce(pg_column_size(class_window_offsets_s), 0)
+                             + coalesce(pg_column_size(class_window_seconds), 0)
+                             + coalesce(pg_column_size(class_window_classes), 0)
+                             + coalesce(pg_column_size(class_top_counts), 0)
+                             + coalesce(pg_column_size(class_top_labels), 0)
+                             + coalesce(pg_column_size(class_top_permille), 0)
                              AS bytes
                     FROM checkins
                     WHERE samples_removed_at IS NULL AND cleaned_at IS NOT NULL AND received_at < \(cutoff)
                     ORDER BY received_at LIMIT \(batch) FOR UPDATE SKIP LOCKED),
                 stripped AS (
                     UPDATE checkins c SET offsets_s = '{}', average_dbfs = '{}', peak_dbfs = '{}', lceq_ddb = NULL,
-                                          band_indexes = NULL, bands_ddb = NULL, samples_removed_at = now()
+                                          band_indexes = NULL, bands_ddb = NULL, class_window_offsets_s = NULL,
+                                          class_window_seconds = NULL, class_window_classes = NULL,
+                                          class_top_counts = NULL, class_top_labels = NULL,
+                                          class_top_permille = NULL, samples_removed_at = now()
                     FROM chosen WHERE c.id = chosen.id RETURNING chosen.bytes)
                 SELECT count(*)::int8, coalesce(sum(bytes), 0)::int8 FROM stripped
                 """, logger: logger)

@@ -28,15 +28,18 @@ public struct CleaningSummary: Sendable, Equatable {
     }
 
     /// Cleans `samples` (``SessionCleaner``) and summarises them by `localHours`; with `spectra`,
-    /// each hour's character too, from the same kept seconds (the mask of the levels).
+    /// each hour's character too, from the same kept seconds (the mask of the levels), as with
+    /// `phoneClasses` (the phone's own classes).
     public init(
         cleaning samples: SessionSamples, localHours: [LocalHour], cleaner: SessionCleaner = SessionCleaner(),
-        spectra: SpectralSamples? = nil, characterRules: SecondCharacterRules = SecondCharacterRules()
+        spectra: SpectralSamples? = nil, phoneClasses: PhoneClassWindows? = nil,
+        characterRules: SecondCharacterRules = SecondCharacterRules()
     ) {
         let cleaned = cleaner.clean(samples)
         let hours =
             (try? HourStatistics.perHour(
-                samples: samples, kept: cleaned.kept, localHours: localHours, spectra: spectra, rules: characterRules))
+                samples: samples, kept: cleaned.kept, localHours: localHours, spectra: spectra,
+                phoneClasses: phoneClasses, rules: characterRules))
             ?? []
         let kept = zip(samples.averageDBFS, cleaned.kept).filter(\.1).map(\.0)
         let exclusion: CheckinExclusion? =

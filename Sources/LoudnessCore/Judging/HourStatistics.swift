@@ -23,7 +23,7 @@ public struct HourStatistics: Sendable, Equatable {
     /// Number of kept seconds in this hour.
     public let validSeconds: Int
     /// The piece's sound character, over the same kept seconds; nil when the check-in carries
-    /// neither LCeq nor bands.
+    /// neither LCeq, bands nor its phone's own classes.
     public let character: PieceCharacter?
 
     /// `countsInCell`: true when ``validSeconds`` ≥ ``minimumValidSeconds`` (10); otherwise the
@@ -36,12 +36,14 @@ public struct HourStatistics: Sendable, Equatable {
     /// Hours under 10 kept seconds are included with ``countsInCell`` false; hours with no kept
     /// second are omitted.
     /// With `spectra` (the check-in's LCeq and bands), each piece also gets its ``character``
-    /// from the same kept seconds, labelled by `rules`.
+    /// from the same kept seconds, labelled by `rules`; with `phoneClasses` (the phone's own),
+    /// too, those winning where they decide (``PieceCharacter/init(members:samples:spectra:phoneClasses:rules:)``).
     public static func perHour(
         samples: SessionSamples,
         kept: [Bool],
         localHours: [LocalHour],
         spectra: SpectralSamples? = nil,
+        phoneClasses: PhoneClassWindows? = nil,
         rules: SecondCharacterRules = SecondCharacterRules()
     ) throws(SessionSamplesError) -> [HourStatistics] {
         guard kept.count == samples.count else {
@@ -53,11 +55,15 @@ public struct HourStatistics: Sendable, Equatable {
         if let spectra, spectra.count != samples.count {
             throw .lengthMismatch(field: "spectra", expected: samples.count, actual: spectra.count)
         }
+        let carriesCharacter = spectra != nil || phoneClasses != nil
         return pieces(kept: kept, localHours: localHours).compactMap { hour, indices in
             summarise(
                 hour, averages: indices.map { samples.averageDBFS[$0] },
                 peaks: indices.map { samples.peakDBFS[$0] },
-                character: spectra.map { PieceCharacter(members: indices, samples: samples, spectra: $0, rules: rules) }
+                character: carriesCharacter
+                    ? PieceCharacter(
+                        members: indices, samples: samples, spectra: spectra, phoneClasses: phoneClasses, rules: rules)
+                    : nil
             )
         }
     }

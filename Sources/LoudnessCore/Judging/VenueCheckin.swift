@@ -9,6 +9,9 @@ public struct VenueCheckin: Sendable, Equatable {
     /// The check-in's LCeq and band levels, lined up with ``samples``; nil when it carries none
     /// (or comes as a ``summary``, which holds their character).
     public let spectra: SpectralSamples?
+    /// The classes its phone's own classifier gave (docs/ARCHITECTURE.md, "The phone's own
+    /// classes"); nil when it carries none (or comes as a ``summary``).
+    public let phoneClasses: PhoneClassWindows?
     /// The venue-local weekday and hour of each sample (see ``VenueClock/localHours(start:offsetsSeconds:utcOffsetsMinutes:venueClock:)``).
     public let localHours: [LocalHour]
     /// What an earlier cleaning made of it; when present the judge uses it instead of cleaning.
@@ -25,7 +28,8 @@ public struct VenueCheckin: Sendable, Equatable {
     /// `init(...)`: checks that there is one local hour per sample.
     public init(
         id: String, deviceID: String, samples: SessionSamples, localHours: [LocalHour], modelOffsetDB: Double = 0,
-        exclusionReasons: [JudgementReason] = [], forcedInclusion: Bool = false, spectra: SpectralSamples? = nil
+        exclusionReasons: [JudgementReason] = [], forcedInclusion: Bool = false, spectra: SpectralSamples? = nil,
+        phoneClasses: PhoneClassWindows? = nil
     ) throws(SessionSamplesError) {
         guard localHours.count == samples.count else {
             throw .lengthMismatch(field: "localHours", expected: samples.count, actual: localHours.count)
@@ -37,6 +41,7 @@ public struct VenueCheckin: Sendable, Equatable {
         self.deviceID = deviceID
         self.samples = samples
         self.spectra = spectra
+        self.phoneClasses = phoneClasses
         self.localHours = localHours
         self.summary = nil
         self.modelOffsetDB = modelOffsetDB
@@ -55,6 +60,7 @@ public struct VenueCheckin: Sendable, Equatable {
         // Any empty series: never cleaned, since `summary` stands for the cleaning.
         self.samples = try! SessionSamples(offsetsSeconds: [], averageDBFS: [], peakDBFS: [])
         self.spectra = nil
+        self.phoneClasses = nil
         self.localHours = []
         self.summary = summary
         self.modelOffsetDB = modelOffsetDB

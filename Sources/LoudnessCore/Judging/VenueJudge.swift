@@ -158,7 +158,7 @@ public struct VenueJudge: Sendable {
             checkin.summary
             ?? CleaningSummary(
                 cleaning: checkin.samples, localHours: checkin.localHours, cleaner: cleaner, spectra: checkin.spectra,
-                characterRules: characterRules)
+                phoneClasses: checkin.phoneClasses, characterRules: characterRules)
         let usable = checkin.forcedInclusion || (checkin.exclusionReasons.isEmpty && cleaning.isAccepted)
         return Prepared(cleaning: cleaning, usable: usable)
     }

@@ -1,5 +1,5 @@
 /// What kind of loud a measured cell is (docs/ARCHITECTURE.md, "Sound character"), pooled over
-/// the kept seconds of its counted check-ins that carry LCeq or bands.
+/// the kept seconds of its counted check-ins that carry LCeq, bands or the phone's own classes.
 public struct CellCharacter: Sendable, Equatable {
     /// A cell gets a character from at least this many seconds …
     public static let minimumSeconds = 60
@@ -21,13 +21,24 @@ public struct CellCharacter: Sendable, Equatable {
     /// numpy's default), each second with its device's offset: model-corrected dBFS like the
     /// cell's level.
     public var la90DBFS: Double
+    /// Of ``seconds``, those whose class the phones' own classes gave (``PieceCharacter/phoneSeconds``).
+    public var phoneSeconds: Int
 
-    public init(seconds: Int, checkins: Int, classSeconds: [Int], lcMinusLaDB: Double?, la90DBFS: Double) {
+    public init(
+        seconds: Int, checkins: Int, classSeconds: [Int], lcMinusLaDB: Double?, la90DBFS: Double,
+        phoneSeconds: Int = 0
+    ) {
         self.seconds = seconds
         self.checkins = checkins
         self.classSeconds = classSeconds
         self.lcMinusLaDB = lcMinusLaDB
         self.la90DBFS = la90DBFS
+        self.phoneSeconds = phoneSeconds
+    }
+
+    /// What the classes rest on: the phones' classes, the spectra rules or both.
+    public var basis: CharacterBasis {
+        phoneSeconds == 0 ? .spectraRules : phoneSeconds >= seconds ? .phoneClasses : .both
     }
 
     /// Share of the seconds in windows of `label`, 0 … 1.
@@ -41,19 +52,29 @@ public struct CellCharacter: Sendable, Equatable {
         let seconds = pieces.reduce(0) { $0 + $1.piece.seconds }
         guard seconds >= minimumSeconds, pieces.count >= minimumCheckins else { return nil }
         var classSeconds = [Int](repeating: 0, count: SoundClass.allCases.count)
+        var phoneSeconds = 0
         var levels: [Double] = []
         var differences: [Double] = []
         levels.reserveCapacity(seconds)
         for (piece, offset) in pieces {
             for (index, count) in piece.classSeconds.enumerated() { classSeconds[index] += count }
+            phoneSeconds += piece.phoneSeconds
             levels += piece.levelsDdB.map { SpectralSamples.decibels($0) + offset }
             differences += piece.lcMinusLaDdB.map(SpectralSamples.decibels)
         }
         guard let la90 = RobustStatistics.percentile(levels, 10) else { return nil }
         return CellCharacter(
             seconds: seconds, checkins: pieces.count, classSeconds: classSeconds,
-            lcMinusLaDB: RobustStatistics.median(differences), la90DBFS: la90)
+            lcMinusLaDB: RobustStatistics.median(differences), la90DBFS: la90, phoneSeconds: phoneSeconds)
     }
+}
+
+/// What a cell's classes rest on (docs/ARCHITECTURE.md, "The phone's own classes"): every second's
+/// class from the phones' own classifiers, every one from the spectra rules, or some of each.
+public enum CharacterBasis: String, Sendable, CaseIterable {
+    case phoneClasses = "phone classes"
+    case spectraRules = "spectra rules"
+    case both
 }
 
 /// How hard talking is at a level (docs/ARCHITECTURE.md, "Sound character"): `easy` under 57 dB,

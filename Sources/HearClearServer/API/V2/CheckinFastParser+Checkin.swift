@@ -16,6 +16,8 @@ extension CheckinFastParser.Reader {
                 request.location = try reader.null() ? nil : try reader.location()
             } else if reader.key(key, is: "samples") {
                 request.samples = try reader.null() ? nil : try reader.samples()
+            } else if reader.key(key, is: "classes") {
+                request.classes = try reader.null() ? nil : try reader.classes()
             } else {
                 try reader.skipValue()
             }
@@ -100,6 +102,69 @@ extension CheckinFastParser.Reader {
             samples.append(sample)
         }
         return samples
+    }
+
+    /// The phone's own classes: `{"classifier": {"name", "version"}, "vocabulary", "windows":
+    /// [{"offset", "seconds", "top": [{"label", "confidence"}]}]}`.
+    mutating func classes() throws(GiveUp) -> CheckinRequest.Classes {
+        var classes = CheckinRequest.Classes()
+        try object { reader, key throws(GiveUp) in
+            if reader.key(key, is: "classifier") {
+                guard !(try reader.null()) else { return }
+                var classifier = CheckinRequest.Classes.Classifier()
+                try reader.object { reader, key throws(GiveUp) in
+                    if reader.key(key, is: "name") {
+                        classifier.name = try reader.string()
+                    } else if reader.key(key, is: "version") {
+                        classifier.version = try reader.string()
+                    } else {
+                        try reader.skipValue()
+                    }
+                }
+                classes.classifier = classifier
+            } else if reader.key(key, is: "vocabulary") {
+                classes.vocabulary = try reader.string()
+            } else if reader.key(key, is: "windows") {
+                guard !(try reader.null()) else { return }
+                var windows: [CheckinRequest.Classes.Window] = []
+                try reader.array { reader throws(GiveUp) in windows.append(try reader.classWindow()) }
+                classes.windows = windows
+            } else {
+                try reader.skipValue()
+            }
+        }
+        return classes
+    }
+
+    mutating func classWindow() throws(GiveUp) -> CheckinRequest.Classes.Window {
+        var window = CheckinRequest.Classes.Window()
+        try object { reader, key throws(GiveUp) in
+            if reader.key(key, is: "offset") {
+                window.offset = try reader.number()
+            } else if reader.key(key, is: "seconds") {
+                window.seconds = try reader.number()
+            } else if reader.key(key, is: "top") {
+                guard !(try reader.null()) else { return }
+                var top: [CheckinRequest.Classes.Label] = []
+                try reader.array { reader throws(GiveUp) in
+                    var entry = CheckinRequest.Classes.Label()
+                    try reader.object { reader, key throws(GiveUp) in
+                        if reader.key(key, is: "label") {
+                            entry.label = try reader.string()
+                        } else if reader.key(key, is: "confidence") {
+                            entry.confidence = try reader.number()
+                        } else {
+                            try reader.skipValue()
+                        }
+                    }
+                    top.append(entry)
+                }
+                window.top = top
+            } else {
+                try reader.skipValue()
+            }
+        }
+        return window
     }
 
     /// `{"100": -50.2, …}`: keys as written (the validator judges them), numbers only; gives up on

@@ -32,12 +32,37 @@ struct CheckinRequest: Decodable, Equatable {
         var bands: [String: Double]?
     }
 
+    /// What the phone's own classifier heard (docs/ARCHITECTURE.md, "The phone's own classes").
+    struct Classes: Decodable, Equatable {
+        struct Classifier: Decodable, Equatable {
+            var name: String?
+            var version: String?
+        }
+
+        struct Label: Decodable, Equatable {
+            var label: String?
+            var confidence: Double?
+        }
+
+        struct Window: Decodable, Equatable {
+            /// Whole seconds after the first sample's `t`.
+            var offset: Double?
+            var seconds: Double?
+            var top: [Label]?
+        }
+
+        var classifier: Classifier?
+        var vocabulary: String?
+        var windows: [Window]?
+    }
+
     var id: String?
     var venue: Venue?
     var device: Device?
     var location: Location?
     var unit: String?
     var samples: [Sample]?
+    var classes: Classes?
 }
 
 /// The v2 venue body of `PUT /api/v2/venues/{venueId}`.

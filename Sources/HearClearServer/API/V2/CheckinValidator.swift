@@ -102,6 +102,9 @@ struct CheckinValidator {
         }
 
         let series = samples(body.samples, unit: unit, rules: &rules)
+        let classes = CheckinClassesReader.read(
+            body.classes, sampleCount: series?.offsets.count ?? Self.sampleCount.upperBound,
+            spanSeconds: series.map { Int($0.offsets.last ?? 0) + 1 }, rules: &rules)
         guard rules.errors.isEmpty, let id, let venue, let deviceID, let series else {
             throw Problem.validation(rules.errors)
         }
@@ -109,7 +112,7 @@ struct CheckinValidator {
             id: id, venue: venue, deviceID: deviceID, deviceModel: deviceModel, location: location, source: source,
             startedAt: series.start, offsetsSeconds: series.offsets, utcOffsetsMinutes: series.utcOffsets,
             averageDBFS: series.average, peakDBFS: series.peak, lceqDdB: series.lceq, bandIndexes: series.bandIndexes,
-            bandsDdB: series.bands
+            bandsDdB: series.bands, classes: classes
         )
     }
 

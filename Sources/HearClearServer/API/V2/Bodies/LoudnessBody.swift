@@ -26,9 +26,12 @@ struct LoudnessBody: Encodable {
     }
 
     /// `{"classes": {"babble": 0.4, …}, "lcMinusLa": 12.1, "la90": 61.0, "conversation": "raised voices",
-    /// "seconds": 180}`.
+    /// "seconds": 180, "basis": "spectra rules"}`.
     struct Character: Encodable {
         var classes: [String: Double]
+        /// What the classes rest on: `phone classes`, `spectra rules` or `both`
+        /// (docs/ARCHITECTURE.md, "The phone's own classes").
+        var basis: String
         /// Null without LCeq.
         @KeepsNull var lcMinusLa: Double?
         var la90: Double
@@ -41,6 +44,7 @@ struct LoudnessBody: Encodable {
             la90 = character.la90DB
             conversation = character.conversation.rawValue
             seconds = character.seconds
+            basis = character.basis.rawValue
         }
     }
 
