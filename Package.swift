@@ -229,7 +229,7 @@ let package = Package(
         .testTarget(
             name: "AudioMeteringTests",
             dependencies: ["AudioMetering", "AudioClassification", "AudioTestSupport", "CSndFile"]),
-        .testTarget(name: "AudioClassificationTests", dependencies: ["AudioClassification", "AudioTestSupport"]),
+        .testTarget(name: "AudioClassificationTests", dependencies: ["AudioClassification", "AudioTestSupport", "LoudnessCore"]),
         .testTarget(
             name: "HearClearStoreTests",
             dependencies: ["HearClearModel", "HearClearStore", "HearClearTestSupport"]

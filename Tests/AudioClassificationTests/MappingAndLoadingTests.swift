@@ -1,5 +1,6 @@
 import AudioTestSupport
 import Foundation
+import LoudnessCore
 import Testing
 
 @testable import AudioClassification
@@ -9,14 +10,17 @@ struct MappingAndLoadingTests {
     static var model: AudioSetModel? { ModelReferenceTests.model }
 
     @Test(
-        "every class the table names is one of YAMNet's, and the groups fall where they should",
+        "every class the table names is one of YAMNet's (but the few AudioSet classes it lacks), and the groups fall where they should",
         .enabled(if: ModelReferenceTests.hasModel, "run scripts/deps.sh"))
     func tableNamesExist() throws {
         let model = try #require(Self.model)
-        let names = Set(model.classNames)
-        for name in AudioSetGroup.voiceClasses + AudioSetGroup.bassClasses + AudioSetGroup.steadyNoiseClasses {
-            #expect(names.contains(name), "\(name) is not a YAMNet class")
-        }
+        // AudioSet classes a phone's model may name that YAMNet's 521 do not have; any other
+        // name missing here is a typo in the table.
+        let audioSetOnly: Set = [
+            "Male speech, man speaking", "Female speech, woman speaking", "Lounge music", "Trap music", "Grime music",
+        ]
+        let missing = Set(SoundLabelMapping.audioSet.keys).subtracting(model.classNames)
+        #expect(missing.isSubset(of: audioSetOnly), "not YAMNet classes: \(missing.subtracting(audioSetOnly).sorted())")
         func group(_ name: String) -> AudioSetGroup? { model.groups[model.classNames.firstIndex(of: name)!] }
         #expect(group("Speech") == .voices)
         #expect(group("Hubbub, speech noise, speech babble") == .voices)

@@ -34,7 +34,8 @@ public enum SoundLabelMapping {
             "Speech", "Male speech, man speaking", "Female speech, woman speaking", "Child speech, kid speaking",
             "Conversation", "Narration, monologue", "Babbling", "Chatter", "Hubbub, speech noise, speech babble",
             "Crowd", "Cheering", "Applause", "Laughter", "Giggle", "Chuckle, chortle", "Belly laugh", "Shout",
-            "Yell", "Whispering", "Children shouting", "Children playing", "Clapping",
+            "Yell", "Whispering", "Children shouting", "Children playing", "Clapping", "Speech synthesizer",
+            "Bellow", "Whoop", "Screaming", "Snicker",
         ] { table[name] = .babble }
         for name in [
             "Music", "Musical instrument", "Pop music", "Rock music", "Jazz", "Classical music",
@@ -43,7 +44,8 @@ public enum SoundLabelMapping {
             "Drum", "Drum kit", "Snare drum", "Percussion", "Orchestra", "Violin, fiddle", "Saxophone", "Trumpet",
             "Electronic music", "Ambient music", "Music of Latin America", "Salsa music", "Ska",
             "Independent music", "Heavy metal", "Punk rock", "Grunge", "Progressive rock", "Rock and roll",
-            "Psychedelic rock", "Lounge music", "Jingle (music)", "Theme music", "Dance music",
+            "Psychedelic rock", "Lounge music", "Jingle (music)", "Theme music", "Dance music", "Yodeling", "Chant",
+            "Child singing", "Synthetic singing", "Humming",
         ] { table[name] = .music }
         for name in [
             "Bass drum", "Bass guitar", "Drum and bass", "Dubstep", "Electronic dance music", "Techno",
@@ -57,7 +59,15 @@ public enum SoundLabelMapping {
             "Mechanical fan", "White noise", "Pink noise", "Noise", "Environmental noise", "Static", "Hum",
             "Mains hum", "Buzz", "Whoosh, swoosh, swish", "Rumble", "Water", "Stream", "Waterfall", "Ocean",
             "Waves, surf",
-            "Steam", "Hiss", "Vacuum cleaner", "Hair dryer", "Blender",
+            "Steam", "Hiss", "Vacuum cleaner", "Hair dryer", "Blender", "Boat, Water vehicle",
+            "Motorboat, speedboat", "Ship", "Car passing by", "Race car, auto racing", "Motorcycle",
+            "Railroad car, train wagon", "Aircraft engine", "Jet engine", "Propeller, airscrew", "Helicopter",
+            "Fixed-wing aircraft, airplane", "Light engine (high frequency)", "Dental drill, dentist's drill",
+            "Lawn mower", "Chainsaw", "Medium engine (mid frequency)", "Heavy engine (low frequency)",
+            "Engine knocking", "Accelerating, revving, vroom", "Frying (food)", "Microwave oven", "Water tap, faucet",
+            "Sink (filling or washing)", "Bathtub (filling or washing)", "Electric shaver, electric razor",
+            "Mechanisms", "Sewing machine", "Printer", "Jackhammer", "Sawing", "Sanding", "Power tool", "Drill",
+            "Spray", "Pump (liquid)", "Boiling", "Whir", "Outside, urban or manmade", "Vibration", "Throbbing",
         ] { table[name] = .steadyNoise }
         table["Silence"] = .quiet
         return table
