@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "AudioClassification", dependencies: ["LoudnessCore", "COpenBLAS", "CSampleRate", "CKissFFT"]),
         .target(
             name: "AudioMetering", dependencies: ["LoudnessCore", "CSndFile", "CKissFFT", "AudioClassification"]),
-        .executableTarget(name: "audiometer-bench", dependencies: ["AudioMetering"]),
+        .executableTarget(name: "audiometer-bench", dependencies: ["AudioMetering", "AudioClassification"]),
         // The sound character's features and labels of audio files, one JSON line each, for
         // scripts/sound-character/ (tuning and evaluation on synthetic audio).
         .executableTarget(name: "sound-character-eval", dependencies: ["AudioMetering", "AudioClassification"]),
@@ -229,7 +229,8 @@ let package = Package(
         .testTarget(
             name: "AudioMeteringTests",
             dependencies: ["AudioMetering", "AudioClassification", "AudioTestSupport", "CSndFile"]),
-        .testTarget(name: "AudioClassificationTests", dependencies: ["AudioClassification", "AudioTestSupport", "LoudnessCore"]),
+        .testTarget(
+            name: "AudioClassificationTests", dependencies: ["AudioClassification", "AudioTestSupport", "LoudnessCore"]),
         .testTarget(
             name: "HearClearStoreTests",
             dependencies: ["HearClearModel", "HearClearStore", "HearClearTestSupport"]

@@ -1,11 +1,19 @@
+import AudioClassification
 import AudioMetering
 import Foundation
 
 // Times AudioMeter.measure on 48 kHz stereo 16-bit WAV built in memory (or on a file given as
 // the argument) and prints how many times faster than real time it runs, and the process's
 // memory: resident with the audio loaded, and at its peak while metering (the difference is what
-// the meter itself needs; the audio's bytes are the caller's). Use `-c release`.
-let arguments = CommandLine.arguments.dropFirst()
+// the meter itself needs; the audio's bytes are the caller's). `--model DIR` first: with the
+// AudioSet model in DIR labelling the character (its load is not timed; its weights count in
+// "resident with the audio loaded"). Use `-c release`.
+var arguments = Array(CommandLine.arguments.dropFirst())
+var model: AudioSetModel?
+if arguments.first == "--model", arguments.count >= 2 {
+    model = try AudioSetModel(folder: URL(fileURLWithPath: arguments[1]))
+    arguments.removeFirst(2)
+}
 let audio: Data
 if let path = arguments.first, !path.allSatisfy(\.isNumber) {
     audio = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -19,12 +27,14 @@ var metered: MeteredAudio?
 for _ in 0..<3 {
     let clock = ContinuousClock()
     let start = clock.now
-    metered = try AudioMeter.measure(audio, maxDuration: .seconds(3600))
+    metered = try AudioMeter.measure(audio, maxDuration: .seconds(3600), model: model)
     best = min(best, clock.now - start)
 }
 let format = metered!.format
 let speed = format.durationSeconds / (best / .seconds(1))
-print("\(format.formatName), \(format.encodingName), \(format.sampleRate) Hz × \(format.channelCount)")
+print(
+    "\(format.formatName), \(format.encodingName), \(format.sampleRate) Hz × \(format.channelCount); "
+        + "character by \(metered!.character.classifier)")
 print("\(format.durationSeconds) s of audio in \(best) (best of 3): \(Int(speed))× real time")
 let peak = peakResidentBytes()
 print(

@@ -1,3 +1,4 @@
+import AudioTestSupport
 import CompressNIO
 import Foundation
 import HTTPTypes
@@ -19,8 +20,7 @@ import Testing
 /// directly (names with commas, quotes and line breaks; estimated cells).
 @Suite("Open-data exports")
 struct ExportTests {
-    static let python = TestCluster.repositoryRoot + "/.venv/bin/python"
-    static var hasPython: Bool { FileManager.default.isExecutableFile(atPath: python) }
+    static var hasPython: Bool { ProjectPython.isAvailable }
     static let csvHeader = [
         "venue_id", "name", "category", "timezone", "latitude", "longitude", "day", "hour", "level", "range_low",
         "range_high", "label", "checkins", "devices", "confidence", "estimated", "basis",
@@ -66,26 +66,7 @@ struct ExportTests {
 
     /// Runs `script` with the project's Python, `input` on stdin; its stdout.
     static func runPython(_ script: String, input: Data) throws -> Data {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let inputURL = directory.appendingPathComponent("in")
-        let outputURL = directory.appendingPathComponent("out")
-        let errorURL = directory.appendingPathComponent("err")
-        try input.write(to: inputURL)
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", script]
-        process.standardInput = try FileHandle(forReadingFrom: inputURL)
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = try FileHandle(forWritingTo: errorURL)
-        try process.run()
-        process.waitUntilExit()
-        let errors = String(decoding: try Data(contentsOf: errorURL), as: UTF8.self)
-        #expect(process.terminationStatus == 0, "python: \(errors)")
-        return try Data(contentsOf: outputURL)
+        try ProjectPython.run(script, input: input)
     }
 
     @Test(
