@@ -37,6 +37,7 @@ WORKDIR /app
 COPY --from=build /out/hearclear /app/hearclear
 COPY Migrations /app/Migrations
 COPY Admin /app/Admin
+COPY Pages /app/Pages
 COPY API /app/API
 
 ENV HEARCLEAR_HOSTNAME=0.0.0.0 \

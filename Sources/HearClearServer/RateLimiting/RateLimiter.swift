@@ -175,6 +175,9 @@ struct RateLimitMiddleware: RouterMiddleware {
         case (.post, "/api/v2/checkins"), (.post, "/api/v1/checkin/new"): .checkinsPerAddress
         case (.post, "/api/v2/meter"), (.post, "/api/v2/calibrations/tone"): .meteringPerAddress
         case (.post, _) where path.hasPrefix("/api/v2/venues/") && path.hasSuffix("/reports"): .reportsPerAddress
+        // The pages' "this was wrong" form (HearClearPages): the same limit as the API's reports.
+        case (.post, _) where path.hasPrefix("/venues/") && path.hasSuffix("/report"): .reportsPerAddress
+        case (.get, "/"): .searchesPerAddress
         case (.get, "/api/v2/venues"): .searchesPerAddress
         case (_, _) where path.hasPrefix("/api/v2/devices/"): .devicesPerAddress
         case (.get, _)
