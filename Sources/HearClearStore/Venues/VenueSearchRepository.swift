@@ -161,10 +161,21 @@ public struct VenueSearchRepository: Sendable {
         prefix: String, latitude: Double?, longitude: Double?, radiusMetres: Double, at: Date?, category: String?,
         limit: Int, after: VenueSearchQuery.Position?, afterName: String?, referenceOffsetDB: Double
     ) async throws -> [VenueSearchHit] {
+        let query = Self.nameQuery(
+            prefix: prefix, latitude: latitude, longitude: longitude, radiusMetres: radiusMetres, at: at,
+            category: category, limit: limit, after: after, afterName: afterName, referenceOffsetDB: referenceOffsetDB)
+        return try await hits(try await client.query(query, logger: logger), byLevel: false)
+    }
+
+    /// The query of ``searchByName(prefix:latitude:longitude:radiusMetres:at:category:limit:after:afterName:referenceOffsetDB:)``.
+    static func nameQuery(
+        prefix: String, latitude: Double?, longitude: Double?, radiusMetres: Double, at: Date?, category: String?,
+        limit: Int, after: VenueSearchQuery.Position?, afterName: String?, referenceOffsetDB: Double
+    ) -> PostgresQuery {
         let escaped = Self.likeEscaped(prefix)
         let namePattern = escaped + "%"
         let wordPattern = "% " + escaped + "%"
-        let query: PostgresQuery =
+        return
             """
             WITH q AS (
                 SELECT ST_SetSRID(ST_MakePoint(\(longitude)::float8, \(latitude)::float8), 4326)::geography AS point),
@@ -197,7 +208,6 @@ public struct VenueSearchRepository: Sendable {
                 ) AS c)
             \(unescaped: Self.hitsSelect(from: "leveled", orderedBy: "p.distance, lower(p.name), p.id"))
             """
-        return try await hits(try await client.query(query, logger: logger), byLevel: false)
     }
 
     /// `text` with LIKE's wildcards and its escape character escaped (backslash, the default).
