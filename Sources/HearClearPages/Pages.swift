@@ -1,3 +1,4 @@
+import HTTPTypes
 import HearClearEngine
 import HearClearHTTP
 import Hummingbird
@@ -52,4 +53,30 @@ public enum PageReportResult: Sendable, Equatable {
 /// Takes reports from the pages' form: the server's, with the API's validation and rate limits.
 public protocol PageReportDesk: Sendable {
     func submit(_ form: PageReportForm, context: AppRequestContext) async throws -> PageReportResult
+}
+
+extension Pages {
+    /// A refusal for people: a small HTML page (the pages' style sheet, the message, a way back)
+    /// for what the server refuses before a page's route runs, e.g. past the per-address limit.
+    public static func refusal(status: HTTPResponse.Status, title: String, message: String, headers: HTTPFields = [:])
+        -> Response
+    {
+        // A sentence: the API's details start in lower case and end without a full stop.
+        var message = message.prefix(1).uppercased() + message.dropFirst()
+        if !message.hasSuffix(".") { message += "." }
+        let html = """
+            <!doctype html>
+            <html lang="en">
+            <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(PlainWords.escaped(title)) · HearClear</title><link rel="stylesheet" href="/pages.css"></head>
+            <body><main id="main"><h1>\(PlainWords.escaped(title))</h1><p>\(PlainWords.escaped(message))</p>
+            <p><a href="/">Find a quiet place</a></p></main></body>
+            </html>
+            """
+        var fields = PagesRenderer.securityHeaders
+        for field in headers { fields[field.name] = field.value }
+        fields[.contentType] = "text/html; charset=utf-8"
+        fields[.cacheControl] = "no-store"
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
 }

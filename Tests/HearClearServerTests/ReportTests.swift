@@ -343,7 +343,11 @@ struct ReportRateLimitTests {
             let accepted = try await page("192.0.2.7")
             #expect(accepted.status == .ok, "\(accepted.body.string)")
             #expect(accepted.body.string.contains("Thank you"))
-            #expect(try await page("192.0.2.7").status == .tooManyRequests)
+            let refused = try await page("192.0.2.7")
+            #expect(refused.status == .tooManyRequests)
+            #expect(refused.headers[.contentType] == "text/html; charset=utf-8")
+            #expect(refused.headers[.retryAfter] != nil)
+            #expect(refused.body.string.contains("<p>More than 3/h reports from this address; try again in"))
             #expect(try await page("192.0.2.8").status == .ok)
             #expect(try await database.count("venue_reports") == 4)
         }

@@ -3,6 +3,7 @@ import HTTPTypes
 import HearClearEngine
 import HearClearHTTP
 import HearClearModel
+import HearClearPages
 import Hummingbird
 import Metrics
 import NIOCore
@@ -166,7 +167,16 @@ struct RateLimitMiddleware: RouterMiddleware {
         var context = context
         context.clientAddress = limiter.clientAddress(
             peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[.xForwardedFor])
-        if let address = context.clientAddress, !limiter.isExempt(address) { try limiter.take(kind, key: address) }
+        if let address = context.clientAddress, !limiter.isExempt(address) {
+            do {
+                try limiter.take(kind, key: address)
+            } catch let problem as Problem where !request.uri.path.hasPrefix("/api/") {
+                // The pages (HearClearPages) answer people: the refusal as a page, not a problem document.
+                return Pages.refusal(
+                    status: problem.status, title: problem.title, message: problem.detail ?? problem.title,
+                    headers: problem.headers)
+            }
+        }
         return try await next(request, context)
     }
 
