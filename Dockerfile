@@ -43,6 +43,7 @@ WORKDIR /app
 COPY --from=build /out/hearclear /app/hearclear
 COPY Migrations /app/Migrations
 COPY Admin /app/Admin
+COPY Pages /app/Pages
 COPY API /app/API
 COPY --from=build /out/models /app/models
 

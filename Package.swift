@@ -143,11 +143,25 @@ let package = Package(
                 .product(name: "Mustache", package: "swift-mustache"),
             ]
         ),
-        // HTTP: /api/v1, /api/v2, operations, middleware, connection limits; mounts the admin.
+        // The pages for people at /: find a quiet place, a venue's week, "this was wrong" (no JavaScript).
+        .target(
+            name: "HearClearPages",
+            dependencies: [
+                "HearClearEngine",
+                "HearClearHTTP",
+                "HearClearModel",
+                "LoudnessCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Mustache", package: "swift-mustache"),
+            ]
+        ),
+        // HTTP: /api/v1, /api/v2, operations, middleware, connection limits; mounts the admin and the pages.
         .target(
             name: "HearClearServer",
             dependencies: [
                 "HearClearAdmin",
+                "HearClearPages",
                 "HearClearEngine",
                 "HearClearHTTP",
                 "HearClearModel",
@@ -252,6 +266,7 @@ let package = Package(
                 "HearClearServer",
                 "HearClearServerTestSupport",
                 "HearClearAdmin",
+                "HearClearPages",
                 "HearClearHTTP",
                 "HearClearModel",
                 "HearClearEngine",

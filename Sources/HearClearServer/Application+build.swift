@@ -2,6 +2,7 @@ import Foundation
 import HearClearAdmin
 import HearClearEngine
 import HearClearHTTP
+import HearClearPages
 import Hummingbird
 import Logging
 import Prometheus
@@ -102,6 +103,11 @@ func buildRouter(
         limiter: limiter
     ).addRoutes(to: router.group("api/v1"))
     try Admin(settings: configuration.admin, engine: engine).addRoutes(to: router)
+    try Pages(
+        directory: configuration.pagesDirectory, engine: engine,
+        reports: ServerPageReportDesk(reports: engine.reports, reads: reads, limiter: limiter),
+        cacheControl: reads.cacheControl
+    ).addRoutes(to: router)
 
     routeIndex.load(router.routes.map { ("\($0.path)", $0.method) })
     return router

@@ -190,7 +190,7 @@ struct ServeProcessTests {
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let resources = scratch + "/resources"
         try FileManager.default.createDirectory(atPath: resources, withIntermediateDirectories: true)
-        for folder in ["Migrations", "Admin", "API"] {
+        for folder in ["Migrations", "Admin", "Pages", "API"] {
             try FileManager.default.copyItem(
                 atPath: TestCluster.repositoryRoot + "/" + folder, toPath: resources + "/" + folder)
         }

@@ -327,4 +327,29 @@ struct ReportRateLimitTests {
             #expect(try await database.count("venue_reports") == 4)
         }
     }
+
+    @Test("the pages' report form shares the address's report limit with the API")
+    func pageForm() async throws {
+        try await withLimitedApp { client, database in
+            for (minute, device) in ["d1", "d2"].enumerated() {
+                #expect(try await post(client, device: device, from: "192.0.2.7", minute: minute).status == .created)
+            }
+            func page(_ address: String) async throws -> TestResponse {
+                try await client.execute(
+                    uri: "/venues/arms/report", method: .post,
+                    headers: [.contentType: "application/x-www-form-urlencoded", .xForwardedFor: address],
+                    body: ByteBuffer(string: "felt=louder"))
+            }
+            let accepted = try await page("192.0.2.7")
+            #expect(accepted.status == .ok, "\(accepted.body.string)")
+            #expect(accepted.body.string.contains("Thank you"))
+            let refused = try await page("192.0.2.7")
+            #expect(refused.status == .tooManyRequests)
+            #expect(refused.headers[.contentType] == "text/html; charset=utf-8")
+            #expect(refused.headers[.retryAfter] != nil)
+            #expect(refused.body.string.contains("<p>More than 3/h reports from this address; try again in"))
+            #expect(try await page("192.0.2.8").status == .ok)
+            #expect(try await database.count("venue_reports") == 4)
+        }
+    }
 }

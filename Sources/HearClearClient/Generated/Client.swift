@@ -71,10 +71,16 @@ public struct Client: APIProtocol {
     private var converter: Converter {
         client.converter
     }
-    /// Venues near a point, nearest or quietest first
+    /// Venues near a point, nearest or quietest first, or by name
     ///
     /// Venues within `radius` metres of `near` (great-circle distance, computed by PostGIS),
     /// optionally filtered by loudness and category, nearest first or quietest first.
+    ///
+    /// * **By name.** With `q`, the venues whose name, or a word of it, starts with `q`
+    ///   (case-insensitive: `q=arms` finds "Arms Park" and "The King's Arms"). `near` is then
+    ///   optional: with it, only venues within `radius`, nearest first (ties by name); without
+    ///   it, every venue, by name. `at`, `category`, `limit` and `cursor` work as below;
+    ///   `maxLevel`, `label` and `sort=level` cannot be combined with `q` (422).
     ///
     /// * **A venue's level.** With `at`, it is the venue's cell at the venue-local weekday and
     ///   hour of that instant (in the venue's time zone; for a venue without one, at the UTC
@@ -117,6 +123,13 @@ public struct Client: APIProtocol {
                     method: .get
                 )
                 suppressMutabilityWarning(&request)
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "q",
+                    value: input.query.q
+                )
                 try converter.setQueryItemAsURI(
                     in: &request,
                     style: .form,

@@ -1711,7 +1711,11 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/schemas/SearchResults`.
         public struct SearchResults: Codable, Hashable, Sendable {
-            /// The point searched around.
+            /// The text of a search by name; absent from a search without `q`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SearchResults/q`.
+            public var q: Swift.String?
+            /// The point searched around; `null` in a search by name without `near`.
             ///
             /// - Remark: Generated from `#/components/schemas/SearchResults/near`.
             public struct NearPayload: Codable, Hashable, Sendable {
@@ -1736,12 +1740,14 @@ extension Components {
                     case longitude
                 }
             }
-            /// The point searched around.
+            /// The point searched around; `null` in a search by name without `near`.
             ///
             /// - Remark: Generated from `#/components/schemas/SearchResults/near`.
-            public var near: Components.Schemas.SearchResults.NearPayload
+            public var near: Components.Schemas.SearchResults.NearPayload?
+            /// The radius searched, metres; `null` in a search by name without `near`.
+            ///
             /// - Remark: Generated from `#/components/schemas/SearchResults/radius`.
-            public var radius: Components.Schemas.SearchRadius
+            public var radius: Swift.Double?
             /// The instant levels were read at (what `now` meant, or the instant of the first page
             /// when paging), in UTC; `null` without `at`.
             ///
@@ -1774,22 +1780,25 @@ extension Components {
             /// Creates a new `SearchResults`.
             ///
             /// - Parameters:
-            ///   - near: The point searched around.
-            ///   - radius:
+            ///   - q: The text of a search by name; absent from a search without `q`.
+            ///   - near: The point searched around; `null` in a search by name without `near`.
+            ///   - radius: The radius searched, metres; `null` in a search by name without `near`.
             ///   - at: The instant levels were read at (what `now` meant, or the instant of the first page
             ///   - sort:
             ///   - unit:
             ///   - results: In the order asked for; at most `limit`.
             ///   - next: The URL of the next page (path and query, with `cursor`), e.g.
             public init(
-                near: Components.Schemas.SearchResults.NearPayload,
-                radius: Components.Schemas.SearchRadius,
+                q: Swift.String? = nil,
+                near: Components.Schemas.SearchResults.NearPayload? = nil,
+                radius: Swift.Double? = nil,
                 at: Foundation.Date? = nil,
                 sort: Components.Schemas.SearchResults.SortPayload,
                 unit: Components.Schemas.SearchResults.UnitPayload,
                 results: [Components.Schemas.SearchResult],
                 next: Swift.String? = nil
             ) {
+                self.q = q
                 self.near = near
                 self.radius = radius
                 self.at = at
@@ -1799,6 +1808,7 @@ extension Components {
                 self.next = next
             }
             public enum CodingKeys: String, CodingKey {
+                case q
                 case near
                 case radius
                 case at
@@ -1812,7 +1822,7 @@ extension Components {
         public struct SearchResult: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/SearchResult/venue`.
             public var venue: Components.Schemas.Venue
-            /// Great-circle distance from `near`, metres (0.1 m).
+            /// Great-circle distance from `near`, metres (0.1 m); 0 in a search by name without `near`.
             ///
             /// - Remark: Generated from `#/components/schemas/SearchResult/distance`.
             public var distance: Swift.Double
@@ -1826,7 +1836,7 @@ extension Components {
             ///
             /// - Parameters:
             ///   - venue:
-            ///   - distance: Great-circle distance from `near`, metres (0.1 m).
+            ///   - distance: Great-circle distance from `near`, metres (0.1 m); 0 in a search by name without `near`.
             ///   - loudness: The venue's cell at `at`; `null` without `at`, or when the venue has no cell (and no
             public init(
                 venue: Components.Schemas.Venue,

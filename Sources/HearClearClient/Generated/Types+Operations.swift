@@ -19,10 +19,16 @@ import struct Foundation.Data
 import struct Foundation.Date
 /// API operations, with input and output types, generated from `#/paths` in the OpenAPI document.
 public enum Operations {
-    /// Venues near a point, nearest or quietest first
+    /// Venues near a point, nearest or quietest first, or by name
     ///
     /// Venues within `radius` metres of `near` (great-circle distance, computed by PostGIS),
     /// optionally filtered by loudness and category, nearest first or quietest first.
+    ///
+    /// * **By name.** With `q`, the venues whose name, or a word of it, starts with `q`
+    ///   (case-insensitive: `q=arms` finds "Arms Park" and "The King's Arms"). `near` is then
+    ///   optional: with it, only venues within `radius`, nearest first (ties by name); without
+    ///   it, every venue, by name. `at`, `category`, `limit` and `cursor` work as below;
+    ///   `maxLevel`, `label` and `sort=level` cannot be combined with `q` (422).
     ///
     /// * **A venue's level.** With `at`, it is the venue's cell at the venue-local weekday and
     ///   hour of that instant (in the venue's time zone; for a venue without one, at the UTC
@@ -56,12 +62,18 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/api/v2/venues/GET/query`.
             public struct Query: Sendable, Hashable {
+                /// Search by name: the start of a venue's name or of a word of it, 1–100 characters
+                /// once spaces around it are trimmed (an empty or longer `q` is 422).
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/api/v2/venues/GET/query/q`.
+                public var q: Swift.String?
                 /// The point to search around: `LAT,LON` in decimal degrees, latitude −90…90 and
-                /// longitude −180…180, e.g. `-33.8688,151.2093`.
+                /// longitude −180…180, e.g. `-33.8688,151.2093`. Required unless `q` is given.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/api/v2/venues/GET/query/near`.
-                public var near: Swift.String
+                public var near: Swift.String?
                 /// - Remark: Generated from `#/paths/api/v2/venues/GET/query/radius`.
                 public struct RadiusPayload: Codable, Hashable, Sendable {
                     /// - Remark: Generated from `#/paths/api/v2/venues/GET/query/radius/value1`.
@@ -130,6 +142,7 @@ public enum Operations {
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
+                ///   - q: Search by name: the start of a venue's name or of a word of it, 1–100 characters
                 ///   - near: The point to search around: `LAT,LON` in decimal degrees, latitude −90…90 and
                 ///   - radius: How far from `near` to search, metres; above 0 and at most 50,000.
                 ///   - at: The instant whose venue-local weekday and hour give each venue's level: `now`, or an
@@ -140,7 +153,8 @@ public enum Operations {
                 ///   - limit: Most results in one page, 1–100.
                 ///   - cursor: Where the page starts: opaque, taken from the `next` URL of the page before. Only
                 public init(
-                    near: Swift.String,
+                    q: Swift.String? = nil,
+                    near: Swift.String? = nil,
                     radius: Operations.SearchVenues.Input.Query.RadiusPayload? = nil,
                     at: Components.Schemas.SearchInstant? = nil,
                     maxLevel: Swift.Double? = nil,
@@ -150,6 +164,7 @@ public enum Operations {
                     limit: Swift.Int? = nil,
                     cursor: Swift.String? = nil
                 ) {
+                    self.q = q
                     self.near = near
                     self.radius = radius
                     self.at = at
@@ -180,7 +195,7 @@ public enum Operations {
             ///   - query:
             ///   - headers:
             public init(
-                query: Operations.SearchVenues.Input.Query,
+                query: Operations.SearchVenues.Input.Query = .init(),
                 headers: Operations.SearchVenues.Input.Headers = .init()
             ) {
                 self.query = query

@@ -19,10 +19,16 @@ import struct Foundation.Data
 import struct Foundation.Date
 /// A type that performs HTTP operations defined by the OpenAPI document.
 public protocol APIProtocol: Sendable {
-    /// Venues near a point, nearest or quietest first
+    /// Venues near a point, nearest or quietest first, or by name
     ///
     /// Venues within `radius` metres of `near` (great-circle distance, computed by PostGIS),
     /// optionally filtered by loudness and category, nearest first or quietest first.
+    ///
+    /// * **By name.** With `q`, the venues whose name, or a word of it, starts with `q`
+    ///   (case-insensitive: `q=arms` finds "Arms Park" and "The King's Arms"). `near` is then
+    ///   optional: with it, only venues within `radius`, nearest first (ties by name); without
+    ///   it, every venue, by name. `at`, `category`, `limit` and `cursor` work as below;
+    ///   `maxLevel`, `label` and `sort=level` cannot be combined with `q` (422).
     ///
     /// * **A venue's level.** With `at`, it is the venue's cell at the venue-local weekday and
     ///   hour of that instant (in the venue's time zone; for a venue without one, at the UTC
@@ -320,10 +326,16 @@ public protocol APIProtocol: Sendable {
 
 /// Convenience overloads for operation inputs.
 extension APIProtocol {
-    /// Venues near a point, nearest or quietest first
+    /// Venues near a point, nearest or quietest first, or by name
     ///
     /// Venues within `radius` metres of `near` (great-circle distance, computed by PostGIS),
     /// optionally filtered by loudness and category, nearest first or quietest first.
+    ///
+    /// * **By name.** With `q`, the venues whose name, or a word of it, starts with `q`
+    ///   (case-insensitive: `q=arms` finds "Arms Park" and "The King's Arms"). `near` is then
+    ///   optional: with it, only venues within `radius`, nearest first (ties by name); without
+    ///   it, every venue, by name. `at`, `category`, `limit` and `cursor` work as below;
+    ///   `maxLevel`, `label` and `sort=level` cannot be combined with `q` (422).
     ///
     /// * **A venue's level.** With `at`, it is the venue's cell at the venue-local weekday and
     ///   hour of that instant (in the venue's time zone; for a venue without one, at the UTC
@@ -353,7 +365,7 @@ extension APIProtocol {
     /// - Remark: HTTP `GET /api/v2/venues`.
     /// - Remark: Generated from `#/paths//api/v2/venues/get(searchVenues)`.
     public func searchVenues(
-        query: Operations.SearchVenues.Input.Query,
+        query: Operations.SearchVenues.Input.Query = .init(),
         headers: Operations.SearchVenues.Input.Headers = .init()
     ) async throws -> Operations.SearchVenues.Output {
         try await searchVenues(Operations.SearchVenues.Input(

@@ -15,7 +15,7 @@ public struct EngineConfiguration: Sendable {
 
     /// Where the embedded PostgreSQL lives (`<dataDirectory>/postgres`).
     public var dataDirectory = EngineSettings.dataDirectory.defaultValue!
-    /// The folder holding `Migrations/` (and, for `serve`, `Admin/` and `API/`).
+    /// The folder holding `Migrations/` (and, for `serve`, `Admin/`, `Pages/` and `API/`).
     public var resourcesDirectory = EngineSettings.resources.defaultValue!
     /// An external database; when set, nothing is started.
     public var databaseURL: String?

@@ -6,7 +6,7 @@ public enum EngineSettings {
         help: "home of the embedded PostgreSQL (`<dir>/postgres`)")
     public static let resources = Setting(
         "hearclear.resources", .text, default: ".", shown: "working directory",
-        help: "folder holding `Migrations/`, `Admin/` and `API/`; the server refuses to start without them")
+        help: "folder holding `Migrations/`, `Admin/`, `Pages/` and `API/`; the server refuses to start without them")
     public static let databaseURL = Setting(
         "database.url", .text, default: nil, shown: "unset: embedded", secret: true,
         help:

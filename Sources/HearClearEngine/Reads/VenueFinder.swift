@@ -105,6 +105,48 @@ public struct VenueFinder: Sendable {
         return try await page(query, limit: search.limit, bands: bands)
     }
 
+    /// What to search for by name (docs/ARCHITECTURE.md, "Search", "By name").
+    public struct NameSearch: Sendable {
+        /// The start of the name or of a word of it, 1–100 characters; matched case-insensitively.
+        public var prefix: String
+        /// The point to search around, if any: then only venues within `radiusMetres`, nearest first.
+        public var near: (latitude: Double, longitude: Double)?
+        public var radiusMetres: Double
+        public var at: Date?
+        public var category: String?
+        public var limit: Int
+        /// The last hit of the page before: its position and its venue's name.
+        public var after: (position: VenueSearchQuery.Position, name: String)?
+
+        public init(
+            prefix: String, near: (latitude: Double, longitude: Double)? = nil, radiusMetres: Double = 1_000,
+            at: Date? = nil, category: String? = nil, limit: Int = 20,
+            after: (position: VenueSearchQuery.Position, name: String)? = nil
+        ) {
+            self.prefix = prefix
+            self.near = near
+            self.radiusMetres = radiusMetres
+            self.at = at
+            self.category = category
+            self.limit = limit
+            self.after = after
+        }
+    }
+
+    /// `searchByName(_:bands:)`: venues whose name or a word of it starts with the text, by name
+    /// (nearest first with a point), from PostgreSQL (the in-memory index holds no names' words).
+    public func searchByName(_ search: NameSearch, bands: Bands) async throws -> Page {
+        let referenceOffsetDB = loudness.referenceOffsetDB
+        let found = try await database.read { [self] in
+            try await store($0).searchByName(
+                prefix: search.prefix, latitude: search.near?.latitude, longitude: search.near?.longitude,
+                radiusMetres: search.radiusMetres, at: search.at, category: search.category, limit: search.limit + 1,
+                after: search.after?.position, afterName: search.after?.name, referenceOffsetDB: referenceOffsetDB)
+        }
+        return Page(
+            hits: found.prefix(search.limit).map { hit($0, bands: bands) }, hasMore: found.count > search.limit)
+    }
+
     private func page(_ query: VenueSearchQuery, limit: Int, bands: Bands) async throws -> Page {
         if let found = index.search(query) {
             return Page(hits: found.prefix(limit).map { hit($0, bands: bands) }, hasMore: found.count > limit)

@@ -80,10 +80,12 @@ public struct ServerConfiguration: Sendable {
             user: adminUser, passwordHash: adminPasswordHash, password: adminPassword, secureCookie: adminSecureCookie,
             dataDirectory: engine.dataDirectory, templatesDirectory: adminDirectory)
     }
+    /// The pages' templates and style sheet (`<resources>/Pages`).
+    public var pagesDirectory: String { engine.resourcesDirectory + "/Pages" }
     public var openAPIPath: String { engine.resourcesDirectory + "/API/openapi.yaml" }
 
     /// The folders `serve` needs under the resources folder.
-    public static let resourceFolders = ["Migrations", "Admin", "API"]
+    public static let resourceFolders = ["Migrations", "Admin", "Pages", "API"]
 
     /// Refuses to start without the resource folders, naming the one missing.
     public func checkResources() throws {

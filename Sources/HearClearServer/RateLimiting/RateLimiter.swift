@@ -3,6 +3,7 @@ import HTTPTypes
 import HearClearEngine
 import HearClearHTTP
 import HearClearModel
+import HearClearPages
 import Hummingbird
 import Metrics
 import NIOCore
@@ -166,7 +167,16 @@ struct RateLimitMiddleware: RouterMiddleware {
         var context = context
         context.clientAddress = limiter.clientAddress(
             peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[.xForwardedFor])
-        if let address = context.clientAddress, !limiter.isExempt(address) { try limiter.take(kind, key: address) }
+        if let address = context.clientAddress, !limiter.isExempt(address) {
+            do {
+                try limiter.take(kind, key: address)
+            } catch let problem as Problem where !request.uri.path.hasPrefix("/api/") {
+                // The pages (HearClearPages) answer people: the refusal as a page, not a problem document.
+                return Pages.refusal(
+                    status: problem.status, title: problem.title, message: problem.detail ?? problem.title,
+                    headers: problem.headers)
+            }
+        }
         return try await next(request, context)
     }
 
@@ -175,6 +185,9 @@ struct RateLimitMiddleware: RouterMiddleware {
         case (.post, "/api/v2/checkins"), (.post, "/api/v1/checkin/new"): .checkinsPerAddress
         case (.post, "/api/v2/meter"), (.post, "/api/v2/calibrations/tone"): .meteringPerAddress
         case (.post, _) where path.hasPrefix("/api/v2/venues/") && path.hasSuffix("/reports"): .reportsPerAddress
+        // The pages' "this was wrong" form (HearClearPages): the same limit as the API's reports.
+        case (.post, _) where path.hasPrefix("/venues/") && path.hasSuffix("/report"): .reportsPerAddress
+        case (.get, "/"): .searchesPerAddress
         case (.get, "/api/v2/venues"): .searchesPerAddress
         case (_, _) where path.hasPrefix("/api/v2/devices/"): .devicesPerAddress
         case (.get, _)

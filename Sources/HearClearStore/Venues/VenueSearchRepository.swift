@@ -152,6 +152,74 @@ public struct VenueSearchRepository: Sendable {
             """
     }
 
+    /// Venues whose name, or a word of it, starts with `prefix` (case-insensitive; the trigram
+    /// index of migration 0017 finds both), optionally within `radiusMetres` of a point: nearest
+    /// first then by name with a point, by name alone without one, up to `limit` after `after`
+    /// (`afterName` is the name of the venue the position names). Each hit is levelled as
+    /// ``search(_:referenceOffsetDB:)`` levels it, at `at` or overall.
+    public func searchByName(
+        prefix: String, latitude: Double?, longitude: Double?, radiusMetres: Double, at: Date?, category: String?,
+        limit: Int, after: VenueSearchQuery.Position?, afterName: String?, referenceOffsetDB: Double
+    ) async throws -> [VenueSearchHit] {
+        let query = Self.nameQuery(
+            prefix: prefix, latitude: latitude, longitude: longitude, radiusMetres: radiusMetres, at: at,
+            category: category, limit: limit, after: after, afterName: afterName, referenceOffsetDB: referenceOffsetDB)
+        return try await hits(try await client.query(query, logger: logger), byLevel: false)
+    }
+
+    /// The query of ``searchByName(prefix:latitude:longitude:radiusMetres:at:category:limit:after:afterName:referenceOffsetDB:)``.
+    static func nameQuery(
+        prefix: String, latitude: Double?, longitude: Double?, radiusMetres: Double, at: Date?, category: String?,
+        limit: Int, after: VenueSearchQuery.Position?, afterName: String?, referenceOffsetDB: Double
+    ) -> PostgresQuery {
+        let escaped = Self.likeEscaped(prefix)
+        let namePattern = escaped + "%"
+        let wordPattern = "% " + escaped + "%"
+        return
+            """
+            WITH q AS (
+                SELECT ST_SetSRID(ST_MakePoint(\(longitude)::float8, \(latitude)::float8), 4326)::geography AS point),
+            found AS MATERIALIZED (
+                SELECT v.id, v.name, coalesce(v.location <-> q.point, 0) AS distance
+                FROM venues v CROSS JOIN q
+                WHERE (lower(v.name) LIKE lower(\(namePattern)) OR lower(v.name) LIKE lower(\(wordPattern)))
+                  AND (q.point IS NULL
+                       OR (ST_DWithin(v.location, q.point, \(radiusMetres) + \(Self.withinMarginMetres), false)
+                           AND v.location <-> q.point <= \(radiusMetres)))
+                  AND (\(category)::text IS NULL OR v.category = \(category)::text)),
+            page AS MATERIALIZED (
+                SELECT f.id, f.distance, f.name
+                FROM found f
+                WHERE (\(after == nil)
+                       OR (f.distance, lower(f.name), f.id)
+                          > (\(after?.distanceMetres)::float8, lower(\(afterName)::text), \(after?.venueID)::bigint))
+                ORDER BY f.distance, lower(f.name), f.id
+                LIMIT \(limit)),
+            leveled AS (
+                SELECT p.id, p.distance, p.name, c.cell,
+                       floor((s.overall_dbfs + \(referenceOffsetDB)) * 10 + 0.5) / 10 AS overall,
+                       floor((CASE WHEN \(at)::timestamptz IS NULL THEN s.overall_dbfs ELSE s.levels[c.cell] END
+                              + \(referenceOffsetDB)) * 10 + 0.5) / 10 AS level
+                FROM page p
+                LEFT JOIN venue_levels s ON s.venue_id = p.id
+                CROSS JOIN LATERAL (
+                    SELECT CASE WHEN s.venue_id IS NOT NULL
+                                THEN venue_cell_index(\(at)::timestamptz, s.timezone, s.utc_offset_min) END AS cell
+                ) AS c)
+            \(unescaped: Self.hitsSelect(from: "leveled", orderedBy: "p.distance, lower(p.name), p.id"))
+            """
+    }
+
+    /// `text` with LIKE's wildcards and its escape character escaped (backslash, the default).
+    static func likeEscaped(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if character == "\\" || character == "%" || character == "_" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
+    }
+
     /// The final SELECT of a search: the page's venues (CTE `page`, aliased `p`, with `id`,
     /// `distance`, `overall`, `level`, `cell`) with their documents, check-ins and cells.
     private static func hitsSelect(from page: String, orderedBy order: String) -> String {

@@ -26,6 +26,7 @@ struct SearchController {
     @Sendable func search(_ request: Request, context: AppRequestContext) async throws -> Response {
         let bands = try await reads.currentBands()
         var parameters = SearchParameters(request)
+        if parameters.query["q"] != nil { return try await searchByName(parameters, bands: bands) }
         let near = parameters.near()
         let radius = parameters.radius()
         var at = parameters.at()
@@ -53,8 +54,50 @@ struct SearchController {
                     cursor: SearchCursor(fingerprint: fingerprint, at: at, position: last.position))
             } : nil
         let body = SearchBody(
-            near: .init(latitude: near.latitude, longitude: near.longitude), radius: radius, at: at,
+            near: SearchBody.Point(latitude: near.latitude, longitude: near.longitude), radius: radius, at: at,
             sort: order.rawValue, results: page.hits.map(SearchBody.Result.init), next: next)
+        return JSONResponse.written(body, headers: [.cacheControl: reads.cacheControl])
+    }
+
+    /// `GET /api/v2/venues?q=…`: by name, alone or within `radius` of `near`.
+    func searchByName(_ parameters: SearchParameters, bands: Bands) async throws -> Response {
+        var parameters = parameters
+        let q = parameters.q()
+        let near = parameters.optionalNear()
+        let radius = parameters.radius()
+        var at = parameters.at()
+        let category = parameters.category()
+        parameters.refuseWithName()
+        _ = parameters.sort()
+        let limit = parameters.limit()
+        let fingerprint = parameters.fingerprint()
+        let cursor = parameters.nameCursor(fingerprint: fingerprint)
+        try parameters.check()
+        guard let q else { throw Problem.validation(parameters.errors) }
+        if let cursor, parameters.query["at"] != nil { at = cursor.at }
+        let page = try await finder.searchByName(
+            .init(
+                prefix: q, near: near, radiusMetres: radius, at: at, category: category, limit: limit,
+                after: cursor.map {
+                    (
+                        VenueSearchQuery.Position(levelDB: nil, distanceMetres: $0.distanceMetres, venueID: $0.venueID),
+                        $0.name
+                    )
+                }),
+            bands: bands)
+        let next =
+            page.hasMore
+            ? page.hits.last.map { last in
+                parameters.next(
+                    path: "/api/v2/venues",
+                    cursor: NameCursor(
+                        fingerprint: fingerprint, at: at, distanceMetres: last.distanceMetres, name: last.venue.name,
+                        venueID: last.venue.id))
+            } : nil
+        let body = SearchBody(
+            q: q, near: near.map { .init(latitude: $0.latitude, longitude: $0.longitude) },
+            radius: near == nil ? nil : radius, at: at, sort: "distance",
+            results: page.hits.map(SearchBody.Result.init), next: next)
         return JSONResponse.written(body, headers: [.cacheControl: reads.cacheControl])
     }
 

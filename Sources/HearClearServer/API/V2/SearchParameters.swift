@@ -60,6 +60,44 @@ struct SearchParameters {
         return (latitude, longitude)
     }
 
+    /// `q`: the start of a venue's name or of a word of it, 1–100 characters once spaces around
+    /// it are trimmed, none of them NUL; `nil` when absent.
+    mutating func q() -> String? {
+        guard let text = query["q"] else { return nil }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else {
+            fail("q", "q must not be empty: the start of a venue's name, e.g. arms")
+            return nil
+        }
+        guard trimmed.unicodeScalars.count <= Self.maximumNameLength else {
+            fail("q", "q must be at most \(Self.maximumNameLength) characters")
+            return nil
+        }
+        guard !trimmed.unicodeScalars.contains("\u{0}") else {
+            fail("q", "q must not contain the NUL character")
+            return nil
+        }
+        return trimmed
+    }
+
+    /// Longest `q`, characters.
+    static let maximumNameLength = 100
+
+    /// `near` when given (a search by name needs none): `nil` when absent or bad.
+    mutating func optionalNear() -> (latitude: Double, longitude: Double)? {
+        query["near"] == nil ? nil : near()
+    }
+
+    /// A search by name takes no level filter and no `sort=level` (yet): each one given is an error.
+    mutating func refuseWithName() {
+        for name in ["maxLevel", "label"] where query[name] != nil {
+            fail(name, "\(name) cannot be combined with q (a search by name); search by near alone to filter by level")
+        }
+        if query["sort"] == "level" {
+            fail("sort", "sort=level cannot be combined with q (a search by name is ordered by distance and name)")
+        }
+    }
+
     /// `radius` in metres: more than 0, at most 50,000; 1,000 when absent (or `defaultMetres`).
     mutating func radius(default defaultMetres: Double = defaultRadiusMetres) -> Double {
         guard let text = query["radius"] else { return defaultMetres }
@@ -166,15 +204,26 @@ struct SearchParameters {
     /// canonical string: a cursor is valid only for the same ones.
     func fingerprint() -> String {
         let names = ["near", "radius", "at", "maxLevel", "label", "category", "sort"]
-        let canonical = names.map { "\($0)=\(query[$0] ?? "")" }.joined(separator: "&")
+        var canonical = names.map { "\($0)=\(query[$0] ?? "")" }.joined(separator: "&")
+        // Only when given: the fingerprints of searches without it stay what they were.
+        if let q = query["q"] { canonical += "&q=\(q)" }
         return SearchCursor.hash(canonical)
     }
 
     /// The link to the next page: these parameters with `cursor` set.
     func next(path: String, cursor: SearchCursor) -> String {
+        next(path: path, encodedCursor: cursor.encoded)
+    }
+
+    /// The link to the next page of a search by name.
+    func next(path: String, cursor: NameCursor) -> String {
+        next(path: path, encodedCursor: cursor.encoded)
+    }
+
+    private func next(path: String, encodedCursor: String) -> String {
         var link = Array(path.utf8)
         var first = true
-        let items = query.filter { $0.key != "cursor" }.sorted { $0.key < $1.key } + [("cursor", cursor.encoded)]
+        let items = query.filter { $0.key != "cursor" }.sorted { $0.key < $1.key } + [("cursor", encodedCursor)]
         for (name, value) in items {
             link.append(first ? UInt8(ascii: "?") : UInt8(ascii: "&"))
             first = false
@@ -217,6 +266,56 @@ struct SearchParameters {
             let value = Double(trimmed), value.isFinite
         else { return nil }
         return value
+    }
+}
+
+/// Where the next page of a search by name starts: the search's fingerprint and `at`, and the
+/// last hit's distance, name and id (base64url of JSON, like ``SearchCursor``).
+struct NameCursor: Codable, Equatable {
+    var fingerprint: String
+    var at: Date?
+    var distanceMetres: Double
+    var name: String
+    var venueID: Int64
+
+    init(fingerprint: String, at: Date?, distanceMetres: Double, name: String, venueID: Int64) {
+        self.fingerprint = fingerprint
+        self.at = at
+        self.distanceMetres = distanceMetres
+        self.name = name
+        self.venueID = venueID
+    }
+
+    init?(encoded: String) {
+        var base64 = encoded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard encoded.count <= 2_000, let data = Data(base64Encoded: base64),
+            let cursor = try? JSONDecoder().decode(NameCursor.self, from: data), cursor.distanceMetres.isFinite,
+            cursor.at.map(SearchParameters.instants.contains) ?? true
+        else { return nil }
+        self = cursor
+    }
+
+    var encoded: String {
+        let data = (try? JSONEncoder().encode(self)) ?? Data()
+        return data.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+}
+
+extension SearchParameters {
+    /// `cursor` of a search by name (see ``cursor(fingerprint:)``).
+    mutating func nameCursor(fingerprint: String) -> NameCursor? {
+        guard let text = query["cursor"] else { return nil }
+        guard let cursor = NameCursor(encoded: text) else {
+            fail("cursor", "cursor is not one this server made; take the `next` link of a search")
+            return nil
+        }
+        guard cursor.fingerprint == fingerprint else {
+            fail("cursor", "cursor belongs to a search with other parameters; take the `next` link of this search")
+            return nil
+        }
+        return cursor
     }
 }
 

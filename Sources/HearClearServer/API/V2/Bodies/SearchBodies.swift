@@ -48,8 +48,12 @@ struct SearchBody: Encodable {
         }
     }
 
-    var near: Point
-    var radius: Double
+    /// The text of a search by name; absent from a search without one.
+    var q: String? = nil
+    /// The point searched around; null in a search by name without one.
+    @KeepsNull var near: Point?
+    /// Null in a search by name without `near`.
+    @KeepsNull var radius: Double?
     @KeepsNull var at: Date?
     var sort: String
     var unit = "dB"
@@ -103,11 +107,15 @@ extension SearchBody: JSONWritable {
             w.key("at")
             w.date(at)
             w.key("near")
-            near.write(to: &w)
+            if let near { near.write(to: &w) } else { w.null() }
             w.key("next")
             w.string(next)
+            if let q {
+                w.key("q")
+                w.string(q)
+            }
             w.key("radius")
-            w.number(radius)
+            if let radius { w.number(radius) } else { w.null() }
             w.key("results")
             w.array(results) { w, result in result.write(to: &w) }
             w.key("sort")

@@ -1,0 +1,288 @@
+import Foundation
+import HearClearEngine
+import HearClearHTTP
+import HearClearModel
+import Hummingbird
+import LoudnessCore
+
+/// The routes of the pages and what each one shows.
+struct PagesController: Sendable {
+    let renderer: PagesRenderer
+    let finder: VenueFinder
+    let loudness: LoudnessReads
+    let reports: any PageReportDesk
+    let cacheControl: String
+
+    /// Results shown, and the venues read to find them (the filters of the form apply after).
+    static let shown = 20
+    static let read = 60
+    static let radiusMetres = 1_500.0
+
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get("/", use: home)
+        router.get("pages.css") { request, _ in renderer.styleSheetResponse(to: request) }
+        router.get("venues/{venueId}", use: venue)
+        router.get("venues/{venueId}/week.svg", use: weekSVG)
+        router.post("venues/{venueId}/report", use: report)
+    }
+
+    // MARK: Find a quiet place
+
+    @Sendable func home(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let bands = try await loudness.currentBands()
+        let form = SearchForm(request, bands: bands)
+        var results: [[String: Any]] = []
+        var searched = false
+        if form.errors.isEmpty, form.q != nil || form.near != nil {
+            searched = true
+            results = try await search(form, bands: bands)
+        }
+        let object: [String: Any] = [
+            "title": "Find a quiet place",
+            "form": form.values(bands: bands),
+            "errors": form.errors.map { ["text": $0] },
+            "hasErrors": !form.errors.isEmpty,
+            "searched": searched,
+            "results": results,
+            "noResults": searched && results.isEmpty,
+            "when": form.whenText,
+        ]
+        return renderer.page(
+            "home", object, status: form.errors.isEmpty ? .ok : .unprocessableContent, to: request,
+            cacheControl: cacheControl)
+    }
+
+    private func search(_ form: SearchForm, bands: Bands) async throws -> [[String: Any]] {
+        let at: Date? = form.day == nil ? Date() : nil
+        let page: VenueFinder.Page
+        if let q = form.q {
+            page = try await finder.searchByName(
+                .init(prefix: q, near: form.near, radiusMetres: Self.radiusMetres, at: at, limit: Self.read),
+                bands: bands)
+        } else if let near = form.near {
+            page = try await finder.search(
+                .init(
+                    latitude: near.latitude, longitude: near.longitude, radiusMetres: Self.radiusMetres, at: at,
+                    limit: Self.read),
+                bands: bands)
+        } else {
+            return []
+        }
+        var results: [[String: Any]] = []
+        for hit in page.hits {
+            var cell = hit.cell
+            if let day = form.day, let hour = form.hour {
+                cell = try await loudness.cells(venueID: hit.venue.id, bands: bands).first {
+                    $0.localHour == LocalHour(weekday: day, hour: hour)
+                }
+            }
+            if let most = form.bandIndex {
+                guard let cell, (bands.bands.firstIndex { $0.label == cell.label } ?? 0) <= most else { continue }
+            }
+            if form.easyToTalk {
+                guard let cell, PlainWords.conversationBand(cell) == .easy else { continue }
+            }
+            results.append(Self.result(hit, cell: cell, showDistance: form.near != nil))
+            if results.count == Self.shown { break }
+        }
+        return results
+    }
+
+    static func result(_ hit: VenueFinder.Hit, cell: LoudnessReads.Cell?, showDistance: Bool) -> [String: Any] {
+        var result: [String: Any] = [
+            "name": hit.venue.name,
+            "href": "/venues/\(hit.venue.externalID)",
+            "address": hit.venue.address ?? "",
+            "hasAddress": hit.venue.address != nil,
+        ]
+        if showDistance { result["distance"] = PlainWords.distance(hit.distanceMetres) }
+        if let cell {
+            result["cell"] = cellObject(cell)
+        } else if let overall = hit.overall {
+            result["overall"] = [
+                "words": PlainWords.level(label: overall.label), "level": PlainWords.decibels(overall.levelDB),
+            ]
+        }
+        return result
+    }
+
+    static func cellObject(_ cell: LoudnessReads.Cell) -> [String: Any] {
+        [
+            "words": PlainWords.level(label: cell.label),
+            "level": PlainWords.decibels(cell.levelDB),
+            "label": cell.label,
+            "when": "\(PlainWords.dayNames[cell.localHour.weekday - 1]) \(PlainWords.hour(cell.localHour.hour))",
+            "conversation": PlainWords.conversation(PlainWords.conversationBand(cell)),
+            "estimated": cell.estimated,
+            "checkins": cell.checkins,
+            "confidence": cell.confidence,
+        ]
+    }
+
+    // MARK: A venue
+
+    @Sendable func venue(_ request: Request, context: AppRequestContext) async throws -> Response {
+        guard let externalID = Self.venueID(context) else { return notFound(request) }
+        return try await venuePage(externalID: externalID, request: request, report: nil)
+    }
+
+    /// The venue's page; with `report`, the form as sent and its errors (422).
+    private func venuePage(
+        externalID: String, request: Request, report: (form: PageReportForm, errors: [String: String])?
+    )
+        async throws -> Response
+    {
+        let bands = try await loudness.currentBands()
+        guard let grid = try await loudness.grid(externalID: externalID, bands: bands) else { return notFound(request) }
+        let venue = grid.venue
+        async let checkinCount = loudness.checkinCount(venueID: venue.id)
+        async let alternatives = finder.alternatives(
+            externalID: externalID, at: Date(), radiusMetres: Self.radiusMetres, limit: 5, bands: bands)
+        let chart = WeekChart(cells: grid.cells, bands: bands)
+        let overall = LoudnessReads.overall(grid.cells, bands: bands)
+        let found = try await alternatives
+        let checkins = try await checkinCount
+        let measured = grid.cells.filter { !$0.estimated }.count
+        let estimated = grid.cells.count - measured
+        let description =
+            overall.map {
+                "\(venue.name): usually \($0.label) (\(PlainWords.decibels($0.levelDB))), from \(checkins) check-ins."
+            }
+            ?? "\(venue.name): not measured yet."
+        var object: [String: Any] = [
+            "title": venue.name,
+            "ogDescription": description,
+            "href": "/venues/\(venue.externalID)",
+            "svgHref": "/venues/\(venue.externalID)/week.svg",
+            "reportHref": "/venues/\(venue.externalID)/report",
+            "name": venue.name,
+            "address": venue.address ?? "",
+            "hasAddress": venue.address != nil,
+            "category": venue.category ?? "",
+            "hasCategory": venue.category != nil,
+            "checkins": checkins,
+            "measuredCells": measured,
+            "estimatedCells": estimated,
+            "hasEstimates": estimated > 0,
+            "hasCells": !grid.cells.isEmpty,
+            "svg": chart.svg(title: "\(venue.name): level by weekday and hour, venue-local time"),
+            "days": PlainWords.dayNames.map { ["day": $0] },
+            "rows": chart.rows.map { row in
+                [
+                    "hour": row.hour,
+                    "days": row.days.map {
+                        ["text": $0.text, "estimated": $0.estimated, "empty": $0.empty, "colour": $0.colourClass]
+                    },
+                ] as [String: Any]
+            },
+            "quietest": chart.quietest.map { ["text": $0] },
+            "hasQuietest": !chart.quietest.isEmpty,
+            "character": Self.character(grid.cells),
+            "hasCharacter": !Self.character(grid.cells).isEmpty,
+            "feelings": [
+                ["value": "louder", "text": "Louder than shown"], ["value": "quieter", "text": "Quieter than shown"],
+                ["value": "about right", "text": "About right"],
+            ].map { feeling -> [String: Any] in
+                var entry: [String: Any] = feeling
+                entry["checked"] = report?.form.felt == feeling["value"]
+                entry["id"] = "felt-" + (feeling["value"] ?? "").replacingOccurrences(of: " ", with: "-")
+                return entry
+            },
+            "comment": report?.form.comment ?? "",
+            "reportErrors": (report?.errors ?? [:]).sorted { $0.key < $1.key }.map { ["text": $0.value] },
+            "hasReportErrors": !(report?.errors.isEmpty ?? true),
+        ]
+        if let overall {
+            object["overall"] = [
+                "words": PlainWords.level(label: overall.label), "level": PlainWords.decibels(overall.levelDB),
+            ]
+        }
+        if let now = found?.cell { object["now"] = Self.cellObject(now) }
+        object["alternatives"] = (found?.hits ?? []).map { Self.result($0, cell: $0.cell, showDistance: true) }
+        object["hasAlternatives"] = !(found?.hits.isEmpty ?? true)
+        return renderer.page(
+            "venue", object, status: report == nil ? .ok : .unprocessableContent, to: request,
+            cacheControl: cacheControl)
+    }
+
+    /// The sound character where known: the classes heard most, over the hours that have one.
+    static func character(_ cells: [LoudnessReads.Cell]) -> [[String: Any]] {
+        var hours: [SoundClass: Int] = [:]
+        for cell in cells {
+            guard let character = cell.character, let top = character.shares.max(by: { $0.value < $1.value }) else {
+                continue
+            }
+            hours[top.key, default: 0] += 1
+        }
+        return hours.sorted { ($1.value, $0.key.rawValue) < ($0.value, $1.key.rawValue) }.map {
+            ["text": "\(PlainWords.soundClass($0.key)): mostly, in \($0.value) hour\($0.value == 1 ? "" : "s")"]
+        }
+    }
+
+    @Sendable func weekSVG(_ request: Request, context: AppRequestContext) async throws -> Response {
+        guard let externalID = Self.venueID(context) else { return notFound(request) }
+        let bands = try await loudness.currentBands()
+        guard let grid = try await loudness.grid(externalID: externalID, bands: bands) else { return notFound(request) }
+        let svg = WeekChart(cells: grid.cells, bands: bands).svg(
+            title: "\(grid.venue.name): level by weekday and hour, venue-local time")
+        return PagesRenderer.respond(
+            Array(svg.utf8), contentType: "image/svg+xml; charset=utf-8", to: request, cacheControl: cacheControl)
+    }
+
+    // MARK: This was wrong
+
+    @Sendable func report(_ request: Request, context: AppRequestContext) async throws -> Response {
+        guard let externalID = Self.venueID(context) else { return notFound(request) }
+        let buffer = try await request.body.collect(upTo: BodyLimits.wireBytes)
+        let fields = FormBody(encoded: String(buffer: buffer))
+        let form = PageReportForm(venueExternalID: externalID, felt: fields["felt"], comment: fields["comment"])
+        switch try await reports.submit(form, context: context) {
+        case .received:
+            return renderer.page(
+                "report", ["title": "Thank you", "href": "/venues/\(externalID)"], to: request, cacheControl: "no-store"
+            )
+        case .invalid(let errors):
+            return try await venuePage(externalID: externalID, request: request, report: (form, errors))
+        case .tooMany(let detail):
+            return renderer.page(
+                "error", ["title": "Too many reports", "message": "Too many reports from here: \(detail)."],
+                status: .tooManyRequests, to: request, cacheControl: "no-store")
+        case .unknownVenue:
+            return notFound(request)
+        }
+    }
+
+    func notFound(_ request: Request) -> Response {
+        renderer.page(
+            "error", ["title": "Not found", "message": "There is no such venue here."], status: .notFound, to: request,
+            cacheControl: "no-store")
+    }
+
+    /// The `{venueId}` path parameter when it is a venue id (the API's rule), else `nil`.
+    static func venueID(_ context: AppRequestContext) -> String? {
+        let id = context.parameters.get("venueId") ?? ""
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~:-")
+        guard (1...128).contains(id.count), id.allSatisfy(allowed.contains) else { return nil }
+        return id
+    }
+}
+
+/// The fields of an `application/x-www-form-urlencoded` body: `+` is a space, `%XX` a byte.
+struct FormBody {
+    private var values: [String: String] = [:]
+
+    init(encoded: String) {
+        for pair in encoded.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = Self.decode(parts[0])
+            if values[name] == nil { values[name] = parts.count > 1 ? Self.decode(parts[1]) : "" }
+        }
+    }
+
+    subscript(name: String) -> String? { values[name] }
+
+    private static func decode(_ text: Substring) -> String {
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
+    }
+}

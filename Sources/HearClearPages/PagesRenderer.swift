@@ -1,0 +1,102 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import HearClearEngine
+import Hummingbird
+import Mustache
+
+/// The templates and the style sheet of `Pages/`, loaded once at start, and the responses made
+/// of them: each with a strong ETag over its bytes (a matching `If-None-Match` is 304); the
+/// server's compression middleware gzips them. Values reach a page only through `{{ }}`, which
+/// escapes them; the SVG of a week is built by ``WeekChart``, which escapes its own text.
+struct PagesRenderer: Sendable {
+    let library: MustacheLibrary
+    let styleSheet: ByteBuffer
+
+    static let requiredTemplates = ["layout", "home", "venue", "report", "error"]
+
+    init(directory: String) throws {
+        var library = MustacheLibrary()
+        let files =
+            (try? FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".mustache") }) ?? []
+        for file in files.sorted() {
+            let text = try String(contentsOfFile: directory + "/" + file, encoding: .utf8)
+            do {
+                try library.register(text, named: String(file.dropLast(".mustache".count)))
+            } catch {
+                throw ConfigurationError.invalid("page template \(directory)/\(file) does not parse: \(error)")
+            }
+        }
+        for required in Self.requiredTemplates where library.getTemplate(named: required) == nil {
+            throw ConfigurationError.invalid("page template \(directory)/\(required).mustache is missing")
+        }
+        guard let css = FileManager.default.contents(atPath: directory + "/pages.css") else {
+            throw ConfigurationError.invalid("the pages' style sheet \(directory)/pages.css is missing")
+        }
+        self.library = library
+        styleSheet = ByteBuffer(bytes: css)
+    }
+
+    /// The page `template` rendered with `object`.
+    func page(
+        _ template: String, _ object: Any, status: HTTPResponse.Status = .ok, to request: Request, cacheControl: String
+    ) -> Response {
+        let html = library.render(object, withTemplate: template) ?? ""
+        return Self.respond(
+            Array(html.utf8), contentType: "text/html; charset=utf-8", status: status, to: request,
+            cacheControl: cacheControl)
+    }
+
+    /// `bytes` with its ETag and `Cache-Control`, or 304 when `If-None-Match` names it.
+    static func respond(
+        _ bytes: [UInt8], contentType: String, status: HTTPResponse.Status = .ok, to request: Request,
+        cacheControl: String
+    ) -> Response {
+        var headers = securityHeaders
+        headers[.cacheControl] = cacheControl
+        guard status == .ok else {
+            headers[.contentType] = contentType
+            headers[.cacheControl] = "no-store"
+            return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        }
+        let tag = entityTag(bytes)
+        headers[.eTag] = tag
+        if let presented = request.headers[.ifNoneMatch], matches(tag, presented) {
+            headers[.eTag] = presented.contains("-gzip") ? String(tag.dropLast()) + "-gzip\"" : tag
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = contentType
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// `"<first 32 hex digits of SHA-256>"`, as the API's tags.
+    static func entityTag(_ bytes: [UInt8]) -> String {
+        "\"" + SHA256.hash(data: bytes).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+    }
+
+    /// Weak comparison of `If-None-Match` (a `-gzip` suffix, the compressed form's, ignored).
+    static func matches(_ tag: String, _ header: String) -> Bool {
+        header.split(separator: ",").contains { candidate in
+            var value = candidate.trimmingCharacters(in: .whitespaces)
+            if value == "*" { return true }
+            if value.hasPrefix("W/") { value.removeFirst(2) }
+            if value.hasSuffix("-gzip\"") { value = String(value.dropLast(6)) + "\"" }
+            return value == tag
+        }
+    }
+
+    func styleSheetResponse(to request: Request) -> Response {
+        Self.respond(
+            Array(styleSheet.readableBytesView), contentType: "text/css; charset=utf-8", to: request,
+            cacheControl: "public, max-age=3600")
+    }
+
+    /// No framing, no scripts at all; styles, images and forms from here only; no referrer sent
+    /// elsewhere (no tracking, and nothing from elsewhere to track with).
+    static let securityHeaders: HTTPFields = [
+        .contentSecurityPolicy:
+            "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+        HTTPField.Name("Referrer-Policy")!: "same-origin",
+    ]
+}

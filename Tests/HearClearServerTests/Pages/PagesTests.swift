@@ -1,0 +1,196 @@
+import Foundation
+import HTTPTypes
+import HearClearServerTestSupport
+import HearClearTestSupport
+import Hummingbird
+import HummingbirdTesting
+import LoudnessCore
+import NIOCore
+import Testing
+
+/// The pages for people (HearClearPages) as a browser without JavaScript sees them, on the
+/// admin's data set: "The Arms" with one measured hour (72.0 dB, moderate) and a venue named
+/// `<script>alert(1)</script>`, both in Sydney.
+@Suite("Pages for people: /, a venue, its week, the report form")
+struct PagesTests {
+    static let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+
+    /// The Arms' measured hour, venue-local: ISO weekday and hour.
+    static var armsHour: LocalHour {
+        VenueClock(timeZoneIdentifier: "Australia/Sydney")!.localHour(at: SubmissionFixture.previousHourStart)
+    }
+
+    @Test("/: the form, plain HTML, every input labelled, no script, ETag and 304, gzip")
+    func home() async throws {
+        try await withRouterApp { client, _ in
+            let response = try await client.execute(uri: "/", method: .get)
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType] == "text/html; charset=utf-8")
+            let html = response.body.string
+            #expect(html.contains("<html lang=\"en\">"))
+            #expect(html.contains("<h1>Find a quiet place</h1>"))
+            #expect(!html.contains("<script"))
+            #expect(!html.contains("http://") && !html.contains("https://"))
+            for id in ["q", "lat", "lon", "when-now", "when-at", "day", "hour", "band", "talk"] {
+                #expect(html.contains("id=\"\(id)\""), "\(id)")
+                #expect(html.contains("<label for=\"\(id)\""), "label for \(id)")
+            }
+            #expect(html.contains("<option value=\"quiet\">"))
+            let tag = try #require(response.headers[.eTag])
+            let again = try await client.execute(uri: "/", method: .get, headers: [.ifNoneMatch: tag])
+            #expect(again.status == .notModified)
+            let gzipped = try await client.execute(uri: "/", method: .get, headers: [.acceptEncoding: "gzip"])
+            #expect(gzipped.headers[.contentEncoding] == "gzip")
+            let css = try await client.execute(uri: "/pages.css", method: .get)
+            #expect(css.status == .ok)
+            #expect(css.headers[.contentType] == "text/css; charset=utf-8")
+            #expect(css.body.string.contains(":focus-visible"))
+        }
+    }
+
+    @Test("/?q=: by name, the level in words, links to the venue; a name too long is 422")
+    func searchByName() async throws {
+        try await withRouterApp { client, database in
+            _ = try await AdminDataSet.make(client, database)
+            let response = try await client.execute(uri: "/?q=arms&when=now", method: .get)
+            #expect(response.status == .ok)
+            let html = response.body.string
+            #expect(html.contains("<a href=\"/venues/arms\">The Arms</a>"))
+            #expect(html.contains("Usually: <strong>Moderate — you can talk"), "\(html)")
+            let long = String(repeating: "a", count: 101)
+            let bad = try await client.execute(uri: "/?q=\(long)", method: .get)
+            #expect(bad.status == .unprocessableContent)
+            #expect(bad.body.string.contains("at most 100 characters"))
+            let badPoint = try await client.execute(uri: "/?lat=95&lon=0", method: .get)
+            #expect(badPoint.status == .unprocessableContent)
+        }
+    }
+
+    @Test("/?lat=&lon=: at a weekday and hour, with and without easy to talk")
+    func searchByPoint() async throws {
+        try await withRouterApp { client, database in
+            _ = try await AdminDataSet.make(client, database)
+            let hour = Self.armsHour
+            let query = "/?lat=-33.8688&lon=151.2093&when=at&day=\(hour.weekday)&hour=\(hour.hour)"
+            let response = try await client.execute(uri: query, method: .get)
+            #expect(response.status == .ok)
+            let html = response.body.string
+            #expect(html.contains("<a href=\"/venues/arms\">The Arms</a>"))
+            #expect(
+                html.contains(
+                    "<strong>Moderate — you can talk, a little louder than usual</strong> (72.0 dB, moderate)"))
+            #expect(html.contains("0 m away"))
+            // 72 dB: raised voices, not easy to talk.
+            #expect(html.contains("Conversation: raised voices needed"))
+            let easy = try await client.execute(uri: query + "&talk=easy", method: .get)
+            #expect(easy.status == .ok)
+            #expect(!easy.body.string.contains("/venues/arms\""))
+            #expect(easy.body.string.contains("No venue found"))
+            // At most quiet: the Arms (moderate) is left out; at most moderate, it stays.
+            let quiet = try await client.execute(uri: query + "&band=quiet", method: .get)
+            #expect(!quiet.body.string.contains("/venues/arms\""))
+            let moderate = try await client.execute(uri: query + "&band=moderate", method: .get)
+            #expect(moderate.body.string.contains("/venues/arms\""))
+        }
+    }
+
+    @Test("/venues/{id}: name, week as SVG and table, quietest hours, og tags; week.svg cacheable")
+    func venuePage() async throws {
+        try await withRouterApp { client, database in
+            _ = try await AdminDataSet.make(client, database)
+            let response = try await client.execute(uri: "/venues/arms", method: .get)
+            #expect(response.status == .ok)
+            let html = response.body.string
+            let hour = Self.armsHour
+            let day = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"][hour.weekday - 1]
+            let hourText = String(format: "%02d:00", hour.hour)
+            let nextText = String(format: "%02d:00", hour.hour + 1)
+            #expect(html.contains("<h1>The Arms</h1>"))
+            #expect(html.contains("<meta property=\"og:title\" content=\"The Arms · HearClear\">"))
+            #expect(html.contains("<meta property=\"og:description\" content=\"The Arms: usually moderate (72.0 dB)"))
+            #expect(html.contains("<svg xmlns=\"http://www.w3.org/2000/svg\""))
+            #expect(html.contains("<caption id=\"week-table-caption\">"))
+            #expect(html.contains("<th scope=\"col\">\(day)</th>"))
+            #expect(html.contains("<th scope=\"row\">\(hourText)</th>"))
+            #expect(html.contains("72 dB moderate</td>"))
+            #expect(html.contains("Quietest: <span>\(day) \(hourText)–\(nextText)</span>"))
+            #expect(html.contains("<form method=\"post\" action=\"/venues/arms/report\">"))
+            #expect(!html.contains("<script"))
+
+            let svg = try await client.execute(uri: "/venues/arms/week.svg", method: .get)
+            #expect(svg.status == .ok)
+            #expect(svg.headers[.contentType] == "image/svg+xml; charset=utf-8")
+            #expect(svg.headers[.cacheControl]?.hasPrefix("public, max-age=") == true)
+            let tag = try #require(svg.headers[.eTag])
+            #expect(svg.body.string.contains(">72</text>"))
+            let again = try await client.execute(
+                uri: "/venues/arms/week.svg", method: .get, headers: [.ifNoneMatch: tag])
+            #expect(again.status == .notModified)
+        }
+    }
+
+    @Test("A venue named <script> and a comment with <script> appear escaped, never raw")
+    func escaping() async throws {
+        try await withRouterApp { client, database in
+            _ = try await AdminDataSet.make(client, database)
+            let escaped = "&lt;script&gt;alert(1)&lt;/script&gt;"
+            for uri in ["/venues/xss", "/?q=%3Cscript", "/venues/xss/week.svg"] {
+                let response = try await client.execute(uri: uri, method: .get)
+                #expect(response.status == .ok, "\(uri)")
+                #expect(!response.body.string.contains("<script"), "\(uri)")
+                #expect(response.body.string.contains(escaped), "\(uri)")
+            }
+            // The form again, with its error and the comment as sent, escaped.
+            let response = try await client.execute(
+                uri: "/venues/arms/report", method: .post, headers: Self.form,
+                body: ByteBuffer(string: "comment=%3Cscript%3Ealert(2)%3C%2Fscript%3E"))
+            #expect(response.status == .unprocessableContent)
+            #expect(response.body.string.contains("&lt;script&gt;alert(2)&lt;/script&gt;</textarea>"))
+            #expect(!response.body.string.contains("<script"))
+        }
+    }
+
+    @Test("The report form creates a report; bad input is the form again with errors; unknown venue 404")
+    func report() async throws {
+        try await withRouterApp { client, database in
+            _ = try await AdminDataSet.make(client, database)
+            let response = try await client.execute(
+                uri: "/venues/arms/report", method: .post, headers: Self.form,
+                body: ByteBuffer(string: "felt=louder&comment=A+band+started+%3Cscript%3E"))
+            #expect(response.status == .ok, "\(response.body.string)")
+            #expect(response.body.string.contains("Thank you"))
+            #expect(try await database.count("venue_reports") == 1)
+            let rows = try await database.query("SELECT felt, comment FROM venue_reports")
+            for try await (felt, comment) in rows.decode((String, String?).self) {
+                #expect(felt == "louder")
+                #expect(comment == "A band started <script>")
+            }
+
+            let missing = try await client.execute(
+                uri: "/venues/arms/report", method: .post, headers: Self.form, body: ByteBuffer(string: "comment=hi"))
+            #expect(missing.status == .unprocessableContent)
+            #expect(missing.body.string.contains("Choose how it is"))
+            let long = String(repeating: "x", count: 501)
+            let tooLong = try await client.execute(
+                uri: "/venues/arms/report", method: .post, headers: Self.form,
+                body: ByteBuffer(string: "felt=quieter&comment=\(long)"))
+            #expect(tooLong.status == .unprocessableContent)
+            #expect(tooLong.body.string.contains("The comment must be at most 500 characters"))
+            let odd = try await client.execute(
+                uri: "/venues/arms/report", method: .post, headers: Self.form, body: ByteBuffer(string: "felt=meh"))
+            #expect(odd.status == .unprocessableContent)
+            #expect(try await database.count("venue_reports") == 1)
+
+            let unknown = try await client.execute(uri: "/venues/nowhere", method: .get)
+            #expect(unknown.status == .notFound)
+            #expect(unknown.headers[.contentType] == "text/html; charset=utf-8")
+            #expect(unknown.body.string.contains("There is no such venue here."))
+            let unknownSVG = try await client.execute(uri: "/venues/nowhere/week.svg", method: .get)
+            #expect(unknownSVG.status == .notFound)
+            let unknownReport = try await client.execute(
+                uri: "/venues/nowhere/report", method: .post, headers: Self.form,
+                body: ByteBuffer(string: "felt=louder"))
+            #expect(unknownReport.status == .notFound)
+        }
+    }
+}
