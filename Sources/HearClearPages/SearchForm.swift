@@ -13,12 +13,11 @@ struct SearchForm {
     var bandIndex: Int?
     var easyToTalk = false
     var errors: [String] = []
-    private var raw: [String: String] = [:]
+    /// The query decoded as a browser encodes a GET form (`+` is a space), the first of each name.
+    private let raw: FormBody
 
     init(_ request: Request, bands: Bands) {
-        for (name, value) in request.uri.queryParameters where raw[String(name)] == nil {
-            raw[String(name)] = String(value)
-        }
+        raw = FormBody(encoded: request.uri.query ?? "")
         if let text = raw["q"]?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty {
             if text.unicodeScalars.count > 100 || text.unicodeScalars.contains("\u{0}") {
                 errors.append("The name must be at most 100 characters.")

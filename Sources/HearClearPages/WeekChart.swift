@@ -59,7 +59,7 @@ struct WeekChart {
                     "<rect x=\"\(x)\" y=\"\(y0)\" width=\"\(Self.cell - 1)\" height=\"\(Self.cell - 1)\" fill=\"\(colours.fill)\"/>"
                 out +=
                     "<text x=\"\(centre)\" y=\"\(y0 + 14)\" text-anchor=\"middle\" fill=\"\(colours.text)\">\(Int(cell.levelDB.rounded()))</text>"
-                let mark = cell.estimated ? "est." : String(PlainWords.escaped(cell.label).prefix(4))
+                let mark = cell.estimated ? "est." : PlainWords.escaped(String(cell.label.prefix(4)))
                 out +=
                     "<text x=\"\(centre)\" y=\"\(y0 + 26)\" text-anchor=\"middle\" font-size=\"8\" fill=\"\(colours.text)\">\(mark)</text></g>"
             }

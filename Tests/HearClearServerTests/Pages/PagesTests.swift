@@ -57,6 +57,11 @@ struct PagesTests {
             let html = response.body.string
             #expect(html.contains("<a href=\"/venues/arms\">The Arms</a>"))
             #expect(html.contains("Usually: <strong>Moderate — you can talk"), "\(html)")
+            // As a browser sends the form: a space is "+", and the empty fields come along.
+            let asSent = try await client.execute(
+                uri: "/?q=The+Ar&lat=&lon=&when=now&day=1&hour=0&band=", method: .get)
+            #expect(asSent.body.string.contains("<a href=\"/venues/arms\">The Arms</a>"))
+            #expect(asSent.body.string.contains("value=\"The Ar\""))
             let long = String(repeating: "a", count: 101)
             let bad = try await client.execute(uri: "/?q=\(long)", method: .get)
             #expect(bad.status == .unprocessableContent)
