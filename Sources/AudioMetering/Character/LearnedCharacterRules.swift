@@ -25,7 +25,7 @@ public struct LearnedCharacterRules: Sendable, Equatable, Codable {
     public var quietBelowDBFS = SoundCharacterThresholds.quietBelowDBFS
     // Tuned on the tuning half of the real set (scripts/sound-character/tune-model.py, a grid over
     // the four): the most windows right among the four classes, steady-noise recall counted again
-    // up to 0.75. Its best (91.8 %, recall 0.94) has minimum 0.02; 0.05, one window fewer, is the
+    // up to 0.75. Its best (92.3 %, recall 0.96) has minimum 0.02; 0.05, one window fewer, is the
     // middle of the values within a point of it. The bass threshold changes nothing on the real set
     // (it has no bass-heavy class) and is set high, so that the spectra decide bass as before.
     /// A group's (weighted) best class must reach this mean probability for the window to get its label.
