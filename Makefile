@@ -10,7 +10,7 @@ SOUND_CHARACTER_DIR ?= $(or $(TMPDIR),/tmp)/hearclear-sound-character
 # Where scripts/sound-character/real.py keeps the Debian packages it fetches and the real set it cuts.
 SOUND_CHARACTER_REAL_DIR ?= $(or $(TMPDIR),/tmp)/hearclear-sound-real
 
-.PHONY: deps build release run test test-under-load contract generate sound-character sound-character-real format loadtest clean
+.PHONY: deps build release run test test-under-load contract pages-browser generate sound-character sound-character-real format loadtest clean
 
 deps:
 	@./scripts/deps.sh
@@ -29,6 +29,7 @@ test: deps
 	SWIFT=$(SWIFT) ./scripts/generate-client.sh --build
 	$(SWIFT) test --skip-build
 	./scripts/contract-test.sh
+	./scripts/pages-browser.sh
 	./scripts/sound-character/generate.py --out $(SOUND_CHARACTER_DIR)
 	SWIFT=$(SWIFT) ./scripts/sound-character/evaluate.py --out $(SOUND_CHARACTER_DIR) --configuration debug
 	./scripts/sound-character/real.py --out $(SOUND_CHARACTER_REAL_DIR)
@@ -58,6 +59,13 @@ sound-character-real: deps
 contract: deps
 	$(SWIFT) build --product hearclear
 	./scripts/contract-test.sh
+
+# The pages for people in Debian's chromium (Playwright, axe-core), every step by keyboard, against
+# a small simulated city on a scratch server; screenshots in screenshots/pages (part of `make test`).
+pages-browser: deps
+	$(SWIFT) build --product hearclear
+	$(SWIFT) build --product hearclear-bench
+	./scripts/pages-browser.sh
 
 # HearClearClient's code from API/openapi.yaml, into Sources/HearClearClient/Generated (commit it).
 # Builds swift-openapi-generator (Tools/generate-client) into .build-generator the first time, about a minute.

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages HearClear needs, only those missing: libsndfile, KissFFT,
-# sox and espeak-ng (test audio and the sound character's generated set, scripts/sound-character),
-# stress-ng (make test-under-load),
+# OpenBLAS and libsamplerate (the AudioSet model of the sound character), sox and espeak-ng (test
+# audio and the sound character's generated set, scripts/sound-character), stress-ng (make
+# test-under-load), chromium (the pages' browser test),
 # PostgreSQL and PostGIS for the PostgreSQL major that is installed (postgresql-15-postgis-3 on
-# Debian 12); and, in the project's .venv, schemathesis for the contract test.
+# Debian 12); in the project's .venv, schemathesis for the contract test, NumPy and ONNX Runtime
+# (references of the model's tests) and Playwright with axe (the pages' browser test); and the
+# AudioSet model into models/yamnet.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packages=(libsndfile1-dev libkissfft-dev libpq-dev postgresql sox espeak-ng pkg-config stress-ng)
+packages=(libsndfile1-dev libkissfft-dev libopenblas-serial-dev libsamplerate0-dev libpq-dev postgresql sox espeak-ng
+    pkg-config stress-ng chromium)
 
 missing_of() {
     local package
@@ -69,6 +73,17 @@ if ! .venv/bin/python -c "import numpy, onnxruntime, sys; sys.exit(numpy.__versi
     echo "installing numpy $numpy_version and onnxruntime $onnxruntime_version into .venv"
     .venv/bin/pip install --quiet --disable-pip-version-check "numpy==$numpy_version" \
         "onnxruntime==$onnxruntime_version"
+fi
+
+# Playwright and axe-playwright-python: the pages' browser test (scripts/pages-browser.sh) drives
+# Debian's chromium with them; Playwright's own browser download is never used.
+playwright_version=1.65.2
+axe_version=0.1.8
+if ! .venv/bin/python -c "import playwright, axe_playwright_python" 2>/dev/null \
+    || [ "$(.venv/bin/python -c 'import importlib.metadata as m; print(m.version("playwright"))')" != "$playwright_version" ]; then
+    echo "installing playwright $playwright_version and axe-playwright-python $axe_version into .venv"
+    .venv/bin/pip install --quiet --disable-pip-version-check "playwright==$playwright_version" \
+        "axe-playwright-python==$axe_version"
 fi
 
 # The AudioSet model of the sound character into models/yamnet (scripts/fetch-model.sh).
