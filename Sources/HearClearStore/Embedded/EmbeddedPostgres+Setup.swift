@@ -77,6 +77,9 @@ extension EmbeddedPostgres {
             ]
         if !durable {
             arguments += ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
+            // A standby's base backup streams the WAL written while it copies; tests that write
+            // heavily beside it (50,000 venues at once) could recycle a segment it still needed.
+            arguments += ["-c", "wal_keep_size=512MB"]
         }
         if !FileManager.default.fileExists(atPath: logFile) {
             _ = FileManager.default.createFile(atPath: logFile, contents: nil)
