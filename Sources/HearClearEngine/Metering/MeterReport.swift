@@ -23,8 +23,9 @@ public struct MeterReport: Encodable, Sendable {
         public var bands: [String: Double]
     }
 
-    /// What kind of sound the recording holds: ~10 s windows labelled by
-    /// `AudioMetering.SoundCharacterRules`, each with the rule and the features behind it, and a
+    /// What kind of sound the recording holds: ~10 s windows labelled by the AudioSet model
+    /// (`AudioMetering.LearnedCharacterRules`, with its top classes) or, without it, by
+    /// `AudioMetering.SoundCharacterRules`, each with its reason and the features behind it, and a
     /// summary.
     public struct Character: Encodable, Sendable {
         public struct Features: Encodable, Sendable {
