@@ -11,33 +11,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 port=${CONTRACT_PORT:-18080}
-binary=${HEARCLEAR_BINARY:-.build/debug/hearclear}
 schemathesis=.venv/bin/schemathesis
 if [ ! -x "$schemathesis" ]; then
     echo "contract test: $schemathesis is missing; run make deps" >&2
     exit 1
 fi
-data=$(mktemp -d "${TMPDIR:-/tmp}/hearclear-contract-XXXXXX")
-"$binary" serve --port "$port" --data-dir "$data" --rate-exempt 127.0.0.1,::1 --admin-password "contract-$RANDOM$RANDOM" >"$data/serve.log" 2>&1 &
-server=$!
-cleanup() {
-    kill "$server" 2>/dev/null || true
-    wait "$server" 2>/dev/null || true
-    rm -rf "$data"
-}
-trap cleanup EXIT
-base="http://127.0.0.1:$port"
-for _ in $(seq 1 240); do
-    if .venv/bin/python -c "import urllib.request,sys; urllib.request.urlopen(sys.argv[1], timeout=1)" "$base/ready" 2>/dev/null; then
-        break
-    fi
-    if ! kill -0 "$server" 2>/dev/null; then
-        echo "contract test: the server stopped; its log:" >&2
-        cat "$data/serve.log" >&2
-        exit 1
-    fi
-    sleep 0.5
-done
+. scripts/scratch-server.sh
+serve_scratch "contract test" "$port" --admin-password "contract-$RANDOM$RANDOM"
 echo "contract test: schemathesis against $base/api/v2/openapi.yaml"
 "$schemathesis" --no-color run "$base/api/v2/openapi.yaml" --url "$base" \
     --checks all --exclude-checks positive_data_acceptance --suppress-health-check filter_too_much \

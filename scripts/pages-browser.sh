@@ -8,33 +8,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 port=${PAGES_PORT:-18090}
-binary=.build/debug/hearclear
 bench=.build/debug/hearclear-bench
 if ! command -v chromium >/dev/null || ! .venv/bin/python -c "import playwright, axe_playwright_python" 2>/dev/null; then
     echo "pages browser test: chromium or Playwright is missing; run make deps" >&2
     exit 1
 fi
-data=$(mktemp -d "${TMPDIR:-/tmp}/hearclear-pages-XXXXXX")
-"$binary" serve --port "$port" --data-dir "$data" --rate-exempt 127.0.0.1,::1 >"$data/serve.log" 2>&1 &
-server=$!
-cleanup() {
-    kill "$server" 2>/dev/null || true
-    wait "$server" 2>/dev/null || true
-    rm -rf "$data"
-}
-trap cleanup EXIT
-base="http://127.0.0.1:$port"
-for _ in $(seq 1 240); do
-    if .venv/bin/python -c "import urllib.request,sys; urllib.request.urlopen(sys.argv[1], timeout=1)" "$base/ready" 2>/dev/null; then
-        break
-    fi
-    if ! kill -0 "$server" 2>/dev/null; then
-        echo "pages browser test: the server stopped; its log:" >&2
-        cat "$data/serve.log" >&2
-        exit 1
-    fi
-    sleep 0.5
-done
+. scripts/scratch-server.sh
+serve_scratch "pages browser test" "$port"
 "$bench" simulate --url "$base" --venues 12 --days 5 --truth "$data/truth.json"
 # The first venue's point; the name search looks for the start of the simulated names.
 read -r lat lon < <(.venv/bin/python -c "import json,sys; v=json.load(open(sys.argv[1]))['venues'][0]['venue']; print(round(v['latitude'],4), round(v['longitude'],4))" "$data/truth.json")

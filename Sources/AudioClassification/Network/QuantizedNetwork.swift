@@ -58,6 +58,10 @@ public final class QuantizedNetwork: Sendable {
         var weights: [Float]
         var bias: [Float]
 
+        /// A 1×1 kernel at stride 1 without padding: the input is already the matrix the product
+        /// needs, so no im2col copy (nor its buffer).
+        var readsInputAsIs: Bool { kernel == (1, 1) && strides == (1, 1) && pads == (0, 0, 0, 0) }
+
         func outputSize(height: Int, width: Int) -> (height: Int, width: Int) {
             (
                 (height + pads.top + pads.bottom - kernel.height) / strides.height + 1,
@@ -101,7 +105,7 @@ public final class QuantizedNetwork: Sendable {
                 }
                 let size = conv.outputSize(height: shape[1], width: shape[2])
                 guard size.height > 0, size.width > 0 else { throw .unexpectedShape("a convolution to nothing") }
-                if !(conv.groups == 1 && conv.kernel == (1, 1) && conv.strides == (1, 1)) && conv.groups == 1 {
+                if conv.groups == 1 && !conv.readsInputAsIs {
                     columns = max(
                         columns, conv.inputChannels * conv.kernel.height * conv.kernel.width * size.height * size.width)
                 }
@@ -207,7 +211,7 @@ public final class QuantizedNetwork: Sendable {
         precondition(conv.groups == 1, "grouped convolutions other than depthwise are refused at load")
         let depth = conv.inputChannels * conv.kernel.height * conv.kernel.width
         let source: UnsafeMutableBufferPointer<Float>
-        if conv.kernel == (1, 1) && conv.strides == (1, 1) && conv.pads == (0, 0, 0, 0) {
+        if conv.readsInputAsIs {
             source = input
         } else {
             im2col(conv, input: input, height: height, width: width, size: size, columns: columns)

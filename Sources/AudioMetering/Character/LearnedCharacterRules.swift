@@ -61,7 +61,7 @@ public struct LearnedCharacterRules: Sendable, Equatable, Codable {
             }
         }
 
-        public init(voices: Float, music: Float, bass: Float, steadyNoise: Float, silence: Float) {
+        public init(voices: Float = 0, music: Float = 0, bass: Float = 0, steadyNoise: Float = 0, silence: Float = 0) {
             self.voices = voices
             self.music = music
             self.bass = bass

@@ -29,12 +29,12 @@ enum SoundCharacterAnalysis {
             guard
                 let (scores, patches) = classifier.meanScores(firstSecond: window.firstSecond, seconds: window.seconds)
             else {
-                let quiet = features.laeqDBFS < learnedRules.quietBelowDBFS
+                // No patch scored: the level may still make it quiet, by the model's own first rule.
+                let level = learnedRules.classify(features, LearnedCharacterRules.GroupScores())
+                let quiet = level.label == .quiet
                 return CharacterWindow(
                     offsetSeconds: window.firstSecond, seconds: window.seconds, label: quiet ? .quiet : .uncertain,
-                    reason: quiet
-                        ? "LAeq \(SoundCharacterRules.db(features.laeqDBFS)) dBFS < \(SoundCharacterRules.db(learnedRules.quietBelowDBFS))"
-                        : "too short for the model (under one 0.96 s patch)",
+                    reason: quiet ? level.reason : "too short for the model (under one 0.96 s patch)",
                     features: features)
             }
             let groups = LearnedCharacterRules.GroupScores(scores: scores, groups: classifier.model.groups)

@@ -36,7 +36,7 @@ struct SearchController {
         let order = parameters.sort()
         let limit = parameters.limit()
         let fingerprint = parameters.fingerprint()
-        let cursor = parameters.cursor(fingerprint: fingerprint)
+        let cursor = parameters.cursor(SearchCursor.self, fingerprint: fingerprint)
         try parameters.check()
         guard let near else { throw Problem.validation(parameters.errors) }
         if let cursor, parameters.query["at"] != nil { at = cursor.at }
@@ -71,7 +71,7 @@ struct SearchController {
         _ = parameters.sort()
         let limit = parameters.limit()
         let fingerprint = parameters.fingerprint()
-        let cursor = parameters.nameCursor(fingerprint: fingerprint)
+        let cursor = parameters.cursor(NameCursor.self, fingerprint: fingerprint)
         try parameters.check()
         guard let q else { throw Problem.validation(parameters.errors) }
         if let cursor, parameters.query["at"] != nil { at = cursor.at }

@@ -187,9 +187,9 @@ struct SearchParameters {
 
     /// `cursor`: the position after which this page starts, and the `at` the first page used;
     /// it must come from a search with the same parameters.
-    mutating func cursor(fingerprint: String) -> SearchCursor? {
+    mutating func cursor<Cursor: PageCursor>(_: Cursor.Type, fingerprint: String) -> Cursor? {
         guard let text = query["cursor"] else { return nil }
-        guard let cursor = SearchCursor(encoded: text) else {
+        guard let cursor = Cursor(encoded: text) else {
             fail("cursor", "cursor is not one this server made; take the `next` link of a search")
             return nil
         }
@@ -211,12 +211,7 @@ struct SearchParameters {
     }
 
     /// The link to the next page: these parameters with `cursor` set.
-    func next(path: String, cursor: SearchCursor) -> String {
-        next(path: path, encodedCursor: cursor.encoded)
-    }
-
-    /// The link to the next page of a search by name.
-    func next(path: String, cursor: NameCursor) -> String {
+    func next(path: String, cursor: some PageCursor) -> String {
         next(path: path, encodedCursor: cursor.encoded)
     }
 
@@ -271,7 +266,7 @@ struct SearchParameters {
 
 /// Where the next page of a search by name starts: the search's fingerprint and `at`, and the
 /// last hit's distance, name and id (base64url of JSON, like ``SearchCursor``).
-struct NameCursor: Codable, Equatable {
+struct NameCursor: PageCursor, Equatable {
     var fingerprint: String
     var at: Date?
     var distanceMetres: Double
@@ -287,41 +282,53 @@ struct NameCursor: Codable, Equatable {
     }
 
     init?(encoded: String) {
-        var base64 = encoded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        guard encoded.count <= 2_000, let data = Data(base64Encoded: base64),
+        guard let data = Self.base64URLDecoded(encoded, limit: 2_000),
             let cursor = try? JSONDecoder().decode(NameCursor.self, from: data), cursor.distanceMetres.isFinite,
             cursor.at.map(SearchParameters.instants.contains) ?? true
         else { return nil }
         self = cursor
     }
 
-    var encoded: String {
-        let data = (try? JSONEncoder().encode(self)) ?? Data()
-        return data.base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
+    var encoded: String { Self.base64URL((try? JSONEncoder().encode(self)) ?? Data()) }
 }
 
-extension SearchParameters {
-    /// `cursor` of a search by name (see ``cursor(fingerprint:)``).
-    mutating func nameCursor(fingerprint: String) -> NameCursor? {
-        guard let text = query["cursor"] else { return nil }
-        guard let cursor = NameCursor(encoded: text) else {
-            fail("cursor", "cursor is not one this server made; take the `next` link of a search")
-            return nil
+/// A cursor of a paged search: opaque to clients (base64url of JSON), made for the search whose
+/// ``SearchParameters/fingerprint()`` it carries.
+protocol PageCursor: Codable {
+    var fingerprint: String { get }
+    var at: Date? { get }
+    init?(encoded: String)
+    var encoded: String { get }
+}
+
+extension PageCursor {
+    /// base64url without padding, by bytes (Foundation's string replacing was a twentieth of a search).
+    static func base64URL(_ json: some Sequence<UInt8>) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(160)
+        for byte in Data(json).base64EncodedData() {
+            switch byte {
+            case UInt8(ascii: "+"): bytes.append(UInt8(ascii: "-"))
+            case UInt8(ascii: "/"): bytes.append(UInt8(ascii: "_"))
+            case UInt8(ascii: "="): continue
+            default: bytes.append(byte)
+            }
         }
-        guard cursor.fingerprint == fingerprint else {
-            fail("cursor", "cursor belongs to a search with other parameters; take the `next` link of this search")
-            return nil
-        }
-        return cursor
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The bytes of base64url text of at most `limit` characters, padded or not; nil when it is not.
+    static func base64URLDecoded(_ encoded: String, limit: Int) -> Data? {
+        guard encoded.count <= limit else { return nil }
+        var base64 = encoded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64)
     }
 }
 
 /// Where the next page starts: opaque to clients (base64url of JSON), checked against the
 /// parameters of the search that made it.
-struct SearchCursor: Codable, Equatable {
+struct SearchCursor: PageCursor, Equatable {
     /// ``SearchParameters/fingerprint()`` of the search.
     var fingerprint: String
     /// The instant the first page resolved `at` to (`now` must not move between pages).
@@ -335,9 +342,7 @@ struct SearchCursor: Codable, Equatable {
     }
 
     init?(encoded: String) {
-        var base64 = encoded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        guard encoded.count <= 1_000, let data = Data(base64Encoded: base64),
+        guard let data = Self.base64URLDecoded(encoded, limit: 1_000),
             let cursor = try? JSONDecoder().decode(SearchCursor.self, from: data),
             cursor.position.distanceMetres.isFinite, cursor.position.levelDB?.isFinite ?? true,
             cursor.at.map(SearchParameters.instants.contains) ?? true
@@ -345,20 +350,7 @@ struct SearchCursor: Codable, Equatable {
         self = cursor
     }
 
-    var encoded: String {
-        // base64url without padding, by bytes (Foundation's string replacing was a twentieth of a search).
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(160)
-        for byte in Data(json).base64EncodedData() {
-            switch byte {
-            case UInt8(ascii: "+"): bytes.append(UInt8(ascii: "-"))
-            case UInt8(ascii: "/"): bytes.append(UInt8(ascii: "_"))
-            case UInt8(ascii: "="): continue
-            default: bytes.append(byte)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    var encoded: String { Self.base64URL(json) }
 
     /// The cursor's JSON: exactly what `JSONEncoder` with sorted keys writes of it (absent
     /// optionals left out, `at` as seconds since 2001), by ``JSONWriter`` (`SearchCursorTests`).
