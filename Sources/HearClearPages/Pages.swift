@@ -2,6 +2,7 @@ import HTTPTypes
 import HearClearEngine
 import HearClearHTTP
 import Hummingbird
+import LoudnessCore
 
 /// The pages for people at `/` (docs/ARCHITECTURE.md, "Pages for people"): "Find a quiet place",
 /// a venue's page with its week, the week as SVG, and the "this was wrong" form. Server-rendered
@@ -12,11 +13,16 @@ public struct Pages: Sendable {
     let controller: PagesController
 
     /// Loads the templates and the style sheet of `directory` now, so that a mistake stops the start.
-    /// `cacheControl` is what the API's read answers carry.
-    public init(directory: String, engine: Engine, reports: any PageReportDesk, cacheControl: String) throws {
+    /// `cache` holds pages and the bands as the read cache holds the API's answers; `cacheControl`
+    /// is what the API's read answers carry, and `maxAgeSeconds` its `max-age`: how long a venue's
+    /// page may be kept although its alternatives nearby may have changed.
+    public init(
+        directory: String, engine: Engine, reports: any PageReportDesk, cache: any PageCache, cacheControl: String,
+        maxAgeSeconds: Int
+    ) throws {
         controller = PagesController(
             renderer: try PagesRenderer(directory: directory), finder: engine.finder, loudness: engine.loudness,
-            reports: reports, cacheControl: cacheControl)
+            reports: reports, cache: cache, cacheControl: cacheControl, venuePageLifetime: .seconds(maxAgeSeconds))
     }
 
     /// Mounts `/`, `/pages.css`, `/venues/{venueId}`, `/venues/{venueId}/week.svg` and
@@ -24,6 +30,36 @@ public struct Pages: Sendable {
     public func addRoutes(to router: Router<AppRequestContext>) {
         controller.addRoutes(to: router)
     }
+}
+
+/// A page the ``PageCache`` holds.
+public enum PageKey: Hashable, Sendable {
+    /// `/` without a search: changes only with the bands.
+    case home
+    /// `/venues/{venueId}`: changes with the venue, and also with its alternatives nearby and the
+    /// hour now, which no notification names; kept only as long as `Cache-Control` lets any cache.
+    case venue(externalID: String)
+    /// `/venues/{venueId}/week.svg`: changes with the venue (and the bands).
+    case weekSVG(externalID: String)
+}
+
+/// A page made on a miss of the ``PageCache``.
+public enum MadePage: Sendable {
+    /// To keep and send: the body, its content type and the headers beside them; kept until what
+    /// it shows changes, and at most `keepFor` when given.
+    case keep(body: [UInt8], contentType: String, headers: HTTPFields, keepFor: Duration?)
+    /// To send as it is and not keep (a venue not found).
+    case send(Response)
+}
+
+/// Holds the pages and the bands in this instance's memory, kept true by the same notifications
+/// as the API's read cache: the server's read cache, which also gzips and tags each page once.
+public protocol PageCache: Sendable {
+    /// The bands in force (from memory while no band change has been heard).
+    func currentBands() async throws -> Bands
+    /// The page for `key` from memory, or `make`'s, kept when it is to be kept; ETag, 304 and gzip
+    /// as the API's answers.
+    func respond(_ key: PageKey, to request: Request, make: () async throws -> MadePage) async throws -> Response
 }
 
 /// A report from the "this was wrong" form, as the form sent it (every field as text).

@@ -11,7 +11,11 @@ struct PagesController: Sendable {
     let finder: VenueFinder
     let loudness: LoudnessReads
     let reports: any PageReportDesk
+    let cache: any PageCache
     let cacheControl: String
+    /// How long a venue's page is kept: its alternatives nearby and the hour now change with no
+    /// notification naming the venue, so it is kept only as long as `Cache-Control` lets any cache.
+    let venuePageLifetime: Duration
 
     /// Results shown, and the venues read to find them (the filters of the form apply after).
     static let shown = 20
@@ -29,15 +33,32 @@ struct PagesController: Sendable {
     // MARK: Find a quiet place
 
     @Sendable func home(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let bands = try await loudness.currentBands()
+        let bands = try await cache.currentBands()
         let form = SearchForm(request, bands: bands)
-        var results: [[String: Any]] = []
-        var searched = false
-        if form.errors.isEmpty, form.q != nil || form.near != nil {
-            searched = true
-            results = try await search(form, bands: bands)
+        guard form.errors.isEmpty, form.q != nil || form.near != nil else {
+            // The form alone, or the form with its errors.
+            guard form.errors.isEmpty, request.uri.query?.isEmpty ?? true else {
+                return homePage(form, bands: bands, searched: false, results: [], request: request)
+            }
+            return try await cache.respond(.home, to: request) {
+                renderer.made("home", homeObject(form, bands: bands, searched: false, results: []), keepFor: nil)
+            }
         }
-        let object: [String: Any] = [
+        let results = try await search(form, bands: bands)
+        return homePage(form, bands: bands, searched: true, results: results, request: request)
+    }
+
+    private func homePage(
+        _ form: SearchForm, bands: Bands, searched: Bool, results: [[String: Any]], request: Request
+    ) -> Response {
+        renderer.page(
+            "home", homeObject(form, bands: bands, searched: searched, results: results),
+            status: form.errors.isEmpty ? .ok : .unprocessableContent, to: request, cacheControl: cacheControl)
+    }
+
+    private func homeObject(_ form: SearchForm, bands: Bands, searched: Bool, results: [[String: Any]]) -> [String: Any]
+    {
+        [
             "title": "Find a quiet place",
             "form": form.values(bands: bands),
             "errors": form.errors.map { ["text": $0] },
@@ -47,13 +68,13 @@ struct PagesController: Sendable {
             "noResults": searched && results.isEmpty,
             "when": form.whenText,
         ]
-        return renderer.page(
-            "home", object, status: form.errors.isEmpty ? .ok : .unprocessableContent, to: request,
-            cacheControl: cacheControl)
     }
 
+    /// The venues found, from the search index in memory (a name, from PostgreSQL: one round
+    /// trip), each with its week at the hour asked for (from the index too), filtered by the form.
     private func search(_ form: SearchForm, bands: Bands) async throws -> [[String: Any]] {
-        let at: Date? = form.day == nil ? Date() : nil
+        let now = Date()
+        let at: Date? = form.day == nil ? now : nil
         let page: VenueFinder.Page
         if let q = form.q {
             page = try await finder.searchByName(
@@ -68,24 +89,39 @@ struct PagesController: Sendable {
         } else {
             return []
         }
+        // The hour of each venue's strip: the one asked for, or its own hour now.
+        let hours = page.hits.map { hit in
+            (
+                venueID: hit.venue.id,
+                hour: form.hour ?? hit.cell?.localHour.hour ?? Self.localHour(of: hit.venue, at: now)
+            )
+        }
+        let weeks = try await finder.week(at: hours, bands: bands)
         var results: [[String: Any]] = []
-        for hit in page.hits {
+        for (hit, hour) in zip(page.hits, hours) {
+            let week = weeks[hit.venue.id] ?? Array(repeating: nil, count: 7)
             var cell = hit.cell
-            if let day = form.day, let hour = form.hour {
-                cell = try await loudness.cells(venueID: hit.venue.id, bands: bands).first {
-                    $0.localHour == LocalHour(weekday: day, hour: hour)
-                }
-            }
+            if let day = form.day { cell = week[day - 1] }
             if let most = form.bandIndex {
                 guard let cell, (bands.bands.firstIndex { $0.label == cell.label } ?? 0) <= most else { continue }
             }
             if form.easyToTalk {
                 guard let cell, PlainWords.conversationBand(cell) == .easy else { continue }
             }
-            results.append(Self.result(hit, cell: cell, showDistance: form.near != nil))
+            var result = Self.result(hit, cell: cell, showDistance: form.near != nil)
+            result["strip"] = WeekChart.strip(week, hour: hour.hour, bands: bands)
+            results.append(result)
             if results.count == Self.shown { break }
         }
         return results
+    }
+
+    /// The venue-local hour of `date` by the venue's zone (UTC for a venue without a zone, or a zone
+    /// Foundation does not know: a guess, only for which hour its strip shows).
+    static func localHour(of venue: Venue, at date: Date) -> Int {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = venue.timezone.flatMap { TimeZone(identifier: $0) } ?? .gmt
+        return calendar.component(.hour, from: date)
     }
 
     static func result(_ hit: VenueFinder.Hit, cell: LoudnessReads.Cell?, showDistance: Bool) -> [String: Any] {
@@ -123,25 +159,30 @@ struct PagesController: Sendable {
 
     @Sendable func venue(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard let externalID = Self.venueID(context) else { return notFound(request) }
-        return try await venuePage(externalID: externalID, request: request, report: nil)
+        let bands = try await cache.currentBands()
+        return try await cache.respond(.venue(externalID: externalID), to: request) {
+            guard let object = try await venueObject(externalID: externalID, bands: bands, report: nil) else {
+                return .send(notFound(request))
+            }
+            return renderer.made("venue", object, keepFor: venuePageLifetime)
+        }
     }
 
-    /// The venue's page; with `report`, the form as sent and its errors (422).
-    private func venuePage(
-        externalID: String, request: Request, report: (form: PageReportForm, errors: [String: String])?
-    )
-        async throws -> Response
-    {
-        let bands = try await loudness.currentBands()
-        guard let grid = try await loudness.grid(externalID: externalID, bands: bands) else { return notFound(request) }
-        let venue = grid.venue
-        async let checkinCount = loudness.checkinCount(venueID: venue.id)
+    /// What a venue's page shows, read in one round trip (the venue, its count and its cells;
+    /// the alternatives nearby from the search index); `nil` for an unknown venue. With `report`,
+    /// the form as sent and its errors.
+    private func venueObject(
+        externalID: String, bands: Bands, report: (form: PageReportForm, errors: [String: String])?
+    ) async throws -> [String: Any]? {
         async let alternatives = finder.alternatives(
             externalID: externalID, at: Date(), radiusMetres: Self.radiusMetres, limit: 5, bands: bands)
+        guard let sheet = try await loudness.sheet(externalID: externalID, bands: bands) else { return nil }
+        let grid = sheet.grid
+        let venue = grid.venue
+        let checkins = sheet.checkins
         let chart = WeekChart(cells: grid.cells, bands: bands)
         let overall = LoudnessReads.overall(grid.cells, bands: bands)
         let found = try await alternatives
-        let checkins = try await checkinCount
         let measured = grid.cells.filter { !$0.estimated }.count
         let estimated = grid.cells.count - measured
         let description =
@@ -200,9 +241,7 @@ struct PagesController: Sendable {
         if let now = found?.cell { object["now"] = Self.cellObject(now) }
         object["alternatives"] = (found?.hits ?? []).map { Self.result($0, cell: $0.cell, showDistance: true) }
         object["hasAlternatives"] = !(found?.hits.isEmpty ?? true)
-        return renderer.page(
-            "venue", object, status: report == nil ? .ok : .unprocessableContent, to: request,
-            cacheControl: cacheControl)
+        return object
     }
 
     /// The sound character where known: the classes heard most, over the hours that have one.
@@ -221,12 +260,17 @@ struct PagesController: Sendable {
 
     @Sendable func weekSVG(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard let externalID = Self.venueID(context) else { return notFound(request) }
-        let bands = try await loudness.currentBands()
-        guard let grid = try await loudness.grid(externalID: externalID, bands: bands) else { return notFound(request) }
-        let svg = WeekChart(cells: grid.cells, bands: bands).svg(
-            title: "\(grid.venue.name): level by weekday and hour, venue-local time")
-        return PagesRenderer.respond(
-            Array(svg.utf8), contentType: "image/svg+xml; charset=utf-8", to: request, cacheControl: cacheControl)
+        let bands = try await cache.currentBands()
+        return try await cache.respond(.weekSVG(externalID: externalID), to: request) {
+            guard let sheet = try await loudness.sheet(externalID: externalID, bands: bands) else {
+                return .send(notFound(request))
+            }
+            let svg = WeekChart(cells: sheet.grid.cells, bands: bands).svg(
+                title: "\(sheet.grid.venue.name): level by weekday and hour, venue-local time")
+            return .keep(
+                body: Array(svg.utf8), contentType: "image/svg+xml; charset=utf-8",
+                headers: PagesRenderer.securityHeaders, keepFor: nil)
+        }
     }
 
     // MARK: This was wrong
@@ -242,7 +286,10 @@ struct PagesController: Sendable {
                 "report", ["title": "Thank you", "href": "/venues/\(externalID)"], to: request, cacheControl: "no-store"
             )
         case .invalid(let errors):
-            return try await venuePage(externalID: externalID, request: request, report: (form, errors))
+            let bands = try await cache.currentBands()
+            guard let object = try await venueObject(externalID: externalID, bands: bands, report: (form, errors))
+            else { return notFound(request) }
+            return renderer.page("venue", object, status: .unprocessableContent, to: request, cacheControl: "no-store")
         case .tooMany(let detail):
             return renderer.page(
                 "error", ["title": "Too many reports", "message": "Too many reports from here: \(detail)."],

@@ -47,6 +47,14 @@ struct PagesRenderer: Sendable {
             cacheControl: cacheControl)
     }
 
+    /// The page `template` rendered with `object`, for the ``PageCache`` to keep.
+    func made(_ template: String, _ object: Any, keepFor: Duration?) -> MadePage {
+        let html = library.render(object, withTemplate: template) ?? ""
+        return .keep(
+            body: Array(html.utf8), contentType: "text/html; charset=utf-8", headers: Self.securityHeaders,
+            keepFor: keepFor)
+    }
+
     /// `bytes` with its ETag and `Cache-Control`, or 304 when `If-None-Match` names it.
     static func respond(
         _ bytes: [UInt8], contentType: String, status: HTTPResponse.Status = .ok, to request: Request,

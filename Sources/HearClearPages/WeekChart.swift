@@ -99,16 +99,42 @@ struct WeekChart {
                     guard let cell = cells[LocalHour(weekday: weekday, hour: hour)] else {
                         return Entry(text: "no data", estimated: false, empty: true, colourClass: "")
                     }
-                    let index = bandIndex(cell)
-                    let palette = PlainWords.palette.firstIndex {
-                        $0.fill == PlainWords.colours(band: index, of: bands.bands.count).fill
-                    }
                     return Entry(
                         text: "\(Int(cell.levelDB.rounded())) dB \(cell.label)", estimated: cell.estimated,
-                        empty: false,
-                        colourClass: "c\(palette ?? 0)")
+                        empty: false, colourClass: Self.colourClass(cell, bands: bands))
                 })
         }
+    }
+
+    /// The style sheet's class (`c0`…`c6`) of the colour of a cell's band.
+    static func colourClass(_ cell: LoudnessReads.Cell, bands: Bands) -> String {
+        let index = bands.bands.firstIndex { $0.label == cell.label } ?? 0
+        let fill = PlainWords.colours(band: index, of: bands.bands.count).fill
+        return "c\(PlainWords.palette.firstIndex { $0.fill == fill } ?? 0)"
+    }
+
+    /// A venue's week at one venue-local hour, Monday first: a short day name and the rounded
+    /// level on each (colour beside, never alone), and the whole in words for screen readers.
+    static func strip(_ week: [LoudnessReads.Cell?], hour: Int, bands: Bands) -> [String: Any] {
+        [
+            "hour": PlainWords.hour(hour),
+            "days": week.enumerated().map { day, cell -> [String: Any] in
+                var entry: [String: Any] = ["short": PlainWords.shortDayNames[day]]
+                if let cell {
+                    entry["level"] = "\(Int(cell.levelDB.rounded()))"
+                    entry["colour"] = colourClass(cell, bands: bands)
+                    entry["words"] =
+                        "\(PlainWords.dayNames[day]): \(PlainWords.level(label: cell.label).lowercased()), \(PlainWords.decibels(cell.levelDB))"
+                        + (cell.estimated ? ", estimated" : "")
+                    entry["estimated"] = cell.estimated
+                } else {
+                    entry["level"] = "–"
+                    entry["colour"] = "empty"
+                    entry["words"] = "\(PlainWords.dayNames[day]): no data"
+                }
+                return entry
+            },
+        ]
     }
 
     /// The quietest hours in words: the runs of consecutive hours within 2 dB of the quietest

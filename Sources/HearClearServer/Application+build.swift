@@ -106,7 +106,8 @@ func buildRouter(
     try Pages(
         directory: configuration.pagesDirectory, engine: engine,
         reports: ServerPageReportDesk(reports: engine.reports, reads: reads, limiter: limiter),
-        cacheControl: reads.cacheControl
+        cache: ServerPageCache(reads: reads), cacheControl: reads.cacheControl,
+        maxAgeSeconds: configuration.httpMaxAgeSeconds
     ).addRoutes(to: router)
 
     routeIndex.load(router.routes.map { ("\($0.path)", $0.method) })

@@ -325,6 +325,42 @@ struct SearchIndexEquivalenceTests {
             #expect(
                 try await viaIndex.alternatives(
                     externalID: "none-such", at: Date(), radiusMetres: 500, limit: 5, bands: bands) == nil)
+
+            // A week at one hour (the pages' strips), and a venue's sheet (its page, one round trip).
+            var daysWithCell = 0
+            for round in 0..<100 {
+                var hours: [(venueID: Int64, hour: Int)] = []
+                for _ in 0..<random.int(1...8) {
+                    let externalID = random.pick(seeded.externalIDs)
+                    let venue = try #require(try await engine.loudness.venue(externalID: externalID))
+                    hours.append((venue.id, random.int(0...23)))
+                }
+                hours.append((-1, 12))
+                let a = try await viaIndex.week(at: hours, bands: bands)
+                let b = try await viaDatabase.week(at: hours, bands: bands)
+                #expect(a.count == b.count, "round \(round)")
+                for (venueID, hour) in hours {
+                    let left = try #require(a[venueID])
+                    let right = try #require(b[venueID])
+                    #expect(left.count == 7 && right.count == 7)
+                    for day in 0..<7 {
+                        #expect(
+                            left[day] == right[day],
+                            "round \(round) venue \(venueID) day \(day + 1) \(hour):00")
+                        #expect(left[day].map { $0.localHour == LocalHour(weekday: day + 1, hour: hour) } ?? true)
+                        if left[day] != nil { daysWithCell += 1 }
+                    }
+                }
+            }
+            #expect(daysWithCell >= 100)
+            for externalID in seeded.externalIDs.prefix(40) + ["none-such"] {
+                let sheet = try await engine.loudness.sheet(externalID: externalID, bands: bands)
+                let grid = try await engine.loudness.grid(externalID: externalID, bands: bands)
+                #expect(sheet?.grid == grid, "\(externalID)")
+                if let venue = grid?.venue {
+                    #expect(sheet?.checkins == (try await engine.loudness.checkinCount(venueID: venue.id)))
+                }
+            }
         }
     }
 }

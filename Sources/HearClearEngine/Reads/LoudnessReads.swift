@@ -132,6 +132,29 @@ public struct LoudnessReads: Sendable {
         return Grid(venue: venue, bands: bands, cells: try await cells(venueID: venue.id, bands: bands))
     }
 
+    /// The stored cells of each venue at its venue-local hour on every weekday, read on `side`.
+    func cellsOfHours(_ hours: [(venueID: Int64, hour: Int)], side: ReadDatabase.Side) async throws
+        -> [(venueID: Int64, cell: StoredCell)]
+    {
+        try await stores(side).loudness.cells(at: hours)
+    }
+
+    /// A venue's grid with its check-in count: what its page shows.
+    public struct Sheet: Sendable {
+        public var grid: Grid
+        public var checkins: Int
+    }
+
+    /// The grid and check-in count of the venue, read in one round trip; `nil` for an unknown venue.
+    public func sheet(externalID: String, bands: Bands) async throws -> Sheet? {
+        guard
+            let found = try await database.find({ [self] in try await stores($0).venues.sheet(externalID: externalID) })
+        else { return nil }
+        return Sheet(
+            grid: Grid(venue: found.venue, bands: bands, cells: found.cells.map { cell($0, bands: bands) }),
+            checkins: found.checkins)
+    }
+
     /// The venue's cells, Monday 0:00 first.
     public func cells(venueID: Int64, bands: Bands) async throws -> [Cell] {
         try await storedCells(venueID: venueID).map { cell($0, bands: bands) }

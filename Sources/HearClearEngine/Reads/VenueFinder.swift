@@ -193,6 +193,24 @@ public struct VenueFinder: Sendable {
         return try await loudness.venue(externalID: externalID)
     }
 
+    /// `week(at:bands:)`: each venue's cells at its venue-local hour (0–23) on every weekday,
+    /// Monday first, `nil` for a day without a cell: from the index when it is ready, else in one
+    /// round trip to PostgreSQL. A venue unknown to both has seven `nil`s.
+    public func week(at hours: [(venueID: Int64, hour: Int)], bands: Bands) async throws -> [Int64: [LoudnessReads
+        .Cell?]]
+    {
+        if let held = index.week(at: hours) {
+            return held.mapValues { days in days.map { $0.map { cell(index: $0.index, $0.cell, bands: bands) } } }
+        }
+        let stored = try await database.read { [self] in try await loudness.cellsOfHours(hours, side: $0) }
+        var found: [Int64: [LoudnessReads.Cell?]] = [:]
+        for (venueID, _) in hours { found[venueID] = Array(repeating: nil, count: 7) }
+        for (venueID, cell) in stored where (1...7).contains(cell.weekday) {
+            found[venueID]?[cell.weekday - 1] = loudness.cell(cell, bands: bands)
+        }
+        return found
+    }
+
     /// Alternatives to one venue: where it stands at `at`, and venues near it quieter then.
     public struct Alternatives: Sendable {
         /// The venue's own cell at `at` (`nil` when it has none there; then nothing is compared).

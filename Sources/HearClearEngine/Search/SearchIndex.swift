@@ -257,6 +257,27 @@ public final class SearchIndex: Sendable {
         }
     }
 
+    /// Each venue's cells at a venue-local hour on every weekday, Monday first (`nil` for a day
+    /// without a cell; a venue not held has none); `nil` when the index is not ready.
+    func week(at hours: [(venueID: Int64, hour: Int)]) -> [Int64: [(index: Int, cell: IndexedVenue.PackedCell)?]]? {
+        state.withLock { state -> [Int64: [(index: Int, cell: IndexedVenue.PackedCell)?]]? in
+            guard state.phase == .ready else { return nil }
+            var found: [Int64: [(index: Int, cell: IndexedVenue.PackedCell)?]] = [:]
+            for (venueID, hour) in hours where (0..<24).contains(hour) {
+                guard let slot = state.table.slotByID[venueID], let levels = state.table.venues[Int(slot)]?.levels
+                else {
+                    found[venueID] = Array(repeating: nil, count: 7)
+                    continue
+                }
+                found[venueID] = (0..<7).map { day in
+                    let index = day * 24 + hour
+                    return levels.cells[index].map { (index, $0) }
+                }
+            }
+            return found
+        }
+    }
+
     /// The venues with cells within `radiusMetres` of a point, nearest first (distance, then
     /// id), at most `limit`, as ``VenueSearchRepository/patterns(latitude:longitude:radiusMetres:limit:)``;
     /// `nil` when the index is not ready.

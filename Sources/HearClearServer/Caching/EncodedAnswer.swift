@@ -3,18 +3,28 @@ import Foundation
 import HearClearHTTP
 import Hummingbird
 
-/// One answer of a read endpoint as it goes on the wire: the JSON, its gzip'd form when it is
-/// over the compression threshold, and the strong ETag of each (the gzip'd one is the JSON's with
-/// `-gzip`, as ``ResponseCompressionMiddleware`` names it).
+/// One answer of a read endpoint as it goes on the wire: the body (JSON, or a page), its gzip'd
+/// form when it is over the compression threshold, and the strong ETag of each (the gzip'd one is
+/// the plain one's with `-gzip`, as ``ResponseCompressionMiddleware`` names it).
 struct EncodedAnswer: Sendable {
     let json: ByteBuffer
     let gzipped: ByteBuffer?
     let eTag: String
+    let contentType: String
+    /// Sent with the body (and with a 304), beside the content type, tag and `Cache-Control`.
+    let headers: HTTPFields
 
     init(_ value: some Encodable) throws {
-        let data = try JSONEncoder.api.encode(value)
+        try self.init(
+            body: JSONEncoder.api.encode(value), contentType: "application/json; charset=utf-8", headers: [:])
+    }
+
+    init(body data: some Collection<UInt8>, contentType: String, headers: HTTPFields) throws {
+        let data = Array(data)
         eTag = EntityTag.strong(for: data)
         json = ByteBuffer(bytes: data)
+        self.contentType = contentType
+        self.headers = headers
         if data.count > ResponseCompressionMiddleware<AppRequestContext>.threshold {
             var source = json
             gzipped = try source.compress(with: .gzip())
@@ -36,12 +46,15 @@ struct EncodedAnswer: Sendable {
             && ResponseCompressionMiddleware<AppRequestContext>.acceptsGzip(request.headers[.acceptEncoding])
         let tag = gzip ? gzipETag : eTag
         if let presented = EntityTag.match(tag, ifNoneMatch: request.headers[.ifNoneMatch]) {
-            return Response(
-                status: .notModified, headers: [.eTag: presented == "*" ? tag : presented, .cacheControl: cacheControl])
+            var headers = self.headers
+            headers[.eTag] = presented == "*" ? tag : presented
+            headers[.cacheControl] = cacheControl
+            return Response(status: .notModified, headers: headers)
         }
-        var headers: HTTPFields = [
-            .contentType: "application/json; charset=utf-8", .eTag: tag, .cacheControl: cacheControl,
-        ]
+        var headers = self.headers
+        headers[.contentType] = contentType
+        headers[.eTag] = tag
+        headers[.cacheControl] = cacheControl
         if gzip { headers[.contentEncoding] = "gzip" }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: gzip ? gzipped! : json))
     }

@@ -1,4 +1,5 @@
 import HearClearModel
+import HearClearPages
 import LoudnessCore
 import Metrics
 import NIOCore
@@ -20,6 +21,8 @@ final class ReadCache: Sendable {
         case grid(externalID: String)
         case venue(externalID: String)
         case bands
+        /// A page for people (``PageKey``): a venue's are dropped with the venue's answers.
+        case page(PageKey)
     }
 
     /// When a read began, in invalidations seen, and — when it reads a replica — the moment up to
@@ -32,6 +35,9 @@ final class ReadCache: Sendable {
     private struct Entry {
         var answer: EncodedAnswer
         var lastUse: UInt64
+        /// When it stops being answered, for answers that also depend on what no notification
+        /// names (a venue page's alternatives nearby, the hour now); `nil`: until invalidated.
+        var expires: ContinuousClock.Instant?
     }
 
     private struct State {
@@ -71,6 +77,11 @@ final class ReadCache: Sendable {
     func answer(_ key: Key) -> EncodedAnswer? {
         let found: EncodedAnswer? = state.withLock { state in
             guard state.listening, let entry = state.entries[key] else { return nil }
+            if let expires = entry.expires, expires <= .now {
+                state.entries[key] = nil
+                state.bytes -= entry.answer.bytes
+                return nil
+            }
             state.clock += 1
             state.entries[key]?.lastUse = state.clock
             return entry.answer
@@ -88,8 +99,8 @@ final class ReadCache: Sendable {
     /// Keeps `answer`, read from the database after `ticket` was taken, unless what it depends on
     /// was invalidated since, or it was read from a replica that may not have replayed the last
     /// change of it yet, or the cache is not listening. Answers larger than the whole capacity are
-    /// not kept.
-    func fill(_ key: Key, _ answer: EncodedAnswer, since ticket: Ticket) {
+    /// not kept. With `keepFor`, it is answered for that long at most.
+    func fill(_ key: Key, _ answer: EncodedAnswer, since ticket: Ticket, keepFor: Duration? = nil) {
         var evicted = 0
         let (bytes, entries) = state.withLock { state -> (Int, Int) in
             let last = state.invalidatedAt[key] ?? state.floor
@@ -98,7 +109,8 @@ final class ReadCache: Sendable {
                 answer.bytes <= capacityBytes
             else { return (state.bytes, state.entries.count) }
             state.clock += 1
-            if let old = state.entries.updateValue(Entry(answer: answer, lastUse: state.clock), forKey: key) {
+            let entry = Entry(answer: answer, lastUse: state.clock, expires: keepFor.map { .now + $0 })
+            if let old = state.entries.updateValue(entry, forKey: key) {
                 state.bytes -= old.answer.bytes
             }
             state.bytes += answer.bytes
@@ -142,7 +154,10 @@ final class ReadCache: Sendable {
             state.sequence += 1
             switch change {
             case .venue(let externalID):
-                for key in [Key.grid(externalID: externalID), .venue(externalID: externalID)] {
+                for key in [
+                    Key.grid(externalID: externalID), .venue(externalID: externalID),
+                    .page(.venue(externalID: externalID)), .page(.weekSVG(externalID: externalID)),
+                ] {
                     if let old = state.entries.removeValue(forKey: key) { state.bytes -= old.answer.bytes }
                     state.invalidatedAt[key] = (state.sequence, .now)
                 }

@@ -18,4 +18,9 @@ public struct ColumnReader {
         defer { index += 1 }
         return try cells[index].decode(T.self)
     }
+
+    /// Whether the next column is NULL (without moving past it).
+    public func peekIsNull() -> Bool {
+        cells[index].bytes == nil
+    }
 }

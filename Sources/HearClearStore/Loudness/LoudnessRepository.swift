@@ -32,6 +32,28 @@ public struct LoudnessRepository: Sendable {
         return cells
     }
 
+    /// The cells of each venue at its venue-local hour (0–23) on every weekday, in one statement.
+    public func cells(at hours: [(venueID: Int64, hour: Int)]) async throws -> [(venueID: Int64, cell: StoredCell)] {
+        guard !hours.isEmpty else { return [] }
+        let rows = try await client.query(
+            """
+            SELECT l.venue_id, \(unescaped: StoredCell.columns), \(unescaped: StoredCell.characterColumns)
+            FROM unnest(\(hours.map(\.venueID))::int8[], \(hours.map { Int16($0.hour) })::int2[]) AS w(venue_id, hour)
+            JOIN loudness_cells l ON l.venue_id = w.venue_id AND l.hour = w.hour
+            ORDER BY l.venue_id, l.weekday
+            """,
+            logger: logger)
+        var cells: [(venueID: Int64, cell: StoredCell)] = []
+        for try await row in rows {
+            var columns = ColumnReader(row)
+            let venueID = try columns.next(Int64.self)
+            var cell = try StoredCell(reading: &columns)
+            try cell.readCharacter(&columns)
+            cells.append((venueID, cell))
+        }
+        return cells
+    }
+
     /// How many of the venue's check-ins are currently `included` in its cells.
     public func includedCheckinCount(venueID: Int64) async throws -> Int {
         let rows = try await client.query(

@@ -116,6 +116,39 @@ public struct VenueRepository: Sendable {
         return nil
     }
 
+    /// A venue, its check-in count and its cells (with their sound character, Monday 0:00 first)
+    /// in one statement: what a venue's page shows, read in one round trip; `nil` for an unknown
+    /// venue.
+    public func sheet(externalID: String) async throws -> (venue: Venue, checkins: Int, cells: [StoredCell])? {
+        let rows = try await client.query(
+            """
+            SELECT \(unescaped: Self.qualifiedColumns), COALESCE(c.checkins, 0)::int8,
+                \(unescaped: StoredCell.columns), \(unescaped: StoredCell.characterColumns)
+            FROM venues v
+            LEFT JOIN venue_counts c ON c.venue_id = v.id
+            LEFT JOIN loudness_cells l ON l.venue_id = v.id
+            WHERE v.external_id = \(externalID)
+            ORDER BY l.weekday, l.hour
+            """,
+            logger: logger)
+        var found: (venue: Venue, checkins: Int, cells: [StoredCell])?
+        for try await row in rows {
+            var columns = ColumnReader(row)
+            let venue = try Venue(reading: &columns)
+            let checkins = try columns.next(Int.self)
+            if found == nil { found = (venue, checkins, []) }
+            // A venue without cells is one row whose cell columns are all NULL.
+            guard !columns.peekIsNull() else { continue }
+            var cell = try StoredCell(reading: &columns)
+            try cell.readCharacter(&columns)
+            found?.cells.append(cell)
+        }
+        return found
+    }
+
+    /// ``columns`` as `v.…`.
+    static let qualifiedColumns = columns.split(separator: ", ").map { "v.\($0)" }.joined(separator: ", ")
+
     /// How many check-ins the venue has, in all: the count ingest keeps (`venue_counts`), one
     /// row read whatever the venue's history.
     public func checkinCount(venueID: Int64) async throws -> Int {

@@ -87,6 +87,15 @@ struct PagesTests {
             #expect(html.contains("0 m away"))
             // 72 dB: raised voices, not easy to talk.
             #expect(html.contains("Conversation: raised voices needed"))
+            // The week strip at that hour: the measured day in words and as a number, the others without data.
+            let day = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"][hour.weekday - 1]
+            #expect(html.contains("Each day at \(String(format: "%02d:00", hour.hour)), dB"))
+            #expect(
+                html.contains(
+                    "<span class=\"visually-hidden\">\(day): moderate — you can talk, a little louder than usual, 72.0 dB</span>"
+                ))
+            #expect(html.contains(">72</span>"))
+            #expect(html.components(separatedBy: ": no data</span>").count - 1 >= 6)
             let easy = try await client.execute(uri: query + "&talk=easy", method: .get)
             #expect(easy.status == .ok)
             #expect(!easy.body.string.contains("/venues/arms\""))

@@ -5,7 +5,7 @@ import Hummingbird
 /// Strong entity tags over a response body, and `If-None-Match` (RFC 9110 §8.8.3, §13.1.2).
 enum EntityTag {
     /// `"<first 32 hex digits of SHA-256(body)>"`.
-    static func strong(for body: Data) -> String {
+    static func strong(for body: some DataProtocol) -> String {
         let digest = SHA256.hash(data: body)
         return "\"" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
     }
