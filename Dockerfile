@@ -30,11 +30,12 @@ FROM debian:bookworm-slim
 
 # libsndfile1 for audio decoding; libkissfft-float131 for the FFTs; libopenblas0-serial and
 # libsamplerate0 for the AudioSet model; libstdc++6 and zlib1g are linked dynamically; tzdata for
-# IANA time zones; ca-certificates for TLS to a managed PostgreSQL; curl for the health check.
+# IANA time zones; ca-certificates for TLS to a managed PostgreSQL; curl for the health check;
+# libjs-leaflet for the pages' map (only used with --map-tiles-url).
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         libsndfile1 libkissfft-float131 libopenblas0-serial libsamplerate0 libstdc++6 zlib1g tzdata \
-        ca-certificates curl \
+        ca-certificates curl libjs-leaflet \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --user-group --uid 10001 --home-dir /app --no-create-home \
         --shell /usr/sbin/nologin hearclear

@@ -2,7 +2,7 @@
 # Installs the Debian/Ubuntu packages HearClear needs, only those missing: libsndfile, KissFFT,
 # OpenBLAS and libsamplerate (the AudioSet model of the sound character), sox and espeak-ng (test
 # audio and the sound character's generated set, scripts/sound-character), stress-ng (make
-# test-under-load), chromium (the pages' browser test),
+# test-under-load), chromium (the pages' browser test), Leaflet (the pages' optional map),
 # PostgreSQL and PostGIS for the PostgreSQL major that is installed (postgresql-15-postgis-3 on
 # Debian 12); in the project's .venv, schemathesis for the contract test, NumPy and ONNX Runtime
 # (references of the model's tests) and Playwright with axe (the pages' browser test); and the
@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=(libsndfile1-dev libkissfft-dev libopenblas-serial-dev libsamplerate0-dev libpq-dev postgresql sox espeak-ng
-    pkg-config stress-ng chromium)
+    pkg-config stress-ng chromium libjs-leaflet)
 
 missing_of() {
     local package

@@ -11,6 +11,8 @@ Against a served city (e.g. `hearclear-bench simulate` into `hearclear serve`), 
    comment, and sends it with Enter;
 4. back at /, types coordinates, chooses "On a day, at an hour", a day and an hour with the arrow
    keys, ticks "Easy to talk" with Space, and searches with Enter;
+5. in a browser that shares its location (granted, at --lat/--lon), tabs to "Near me" and presses
+   Enter; with --map, the results' map must show a marker for each result;
 
 and fails (exit 1) when a step does not reach its page, a page scrolls sideways at 320 px, or axe
 finds a serious or critical violation. Screenshots go to --screenshots (default screenshots/pages, gitignored).
@@ -77,6 +79,7 @@ def main():
     parser.add_argument("--lon", required=True, help="longitude of that point")
     parser.add_argument("--chromium", default="/usr/bin/chromium", help="Debian's chromium (default: %(default)s)")
     parser.add_argument("--screenshots", default="screenshots/pages")
+    parser.add_argument("--map", action="store_true", help="the server has a map (--map-tiles-url): check it")
     args = parser.parse_args()
     folder = Path(args.screenshots)
     folder.mkdir(parents=True, exist_ok=True)
@@ -143,6 +146,32 @@ def main():
                 failures.append(f"the coordinate search lost {part}: {page.url}")
         check_axe(page, axe, failures, "results by coordinates")
         shoot(page, folder, "results-by-coordinates", failures)
+
+        # 5. Near me (the browser's location, granted), and the map of the results: Leaflet from
+        #    the server; its tiles come from a tile server the test does not have, so the map
+        #    shows markers on a blank ground.
+        context = browser.new_context(
+            viewport=WIDTHS["1280"], permissions=["geolocation"],
+            geolocation={"latitude": float(args.lat), "longitude": float(args.lon)})
+        page = context.new_page()
+        page.goto(args.url + "/")
+        tab_to(page, "#near-me")
+        submit(page)
+        query = page.url.split("?", 1)[-1]
+        if "lat=" not in query or "lon=" not in query:
+            failures.append(f"near me did not search by coordinates: {page.url}")
+        found = page.locator("ol.results > li").count()
+        if found == 0:
+            failures.append("near me found nothing")
+        if args.map:
+            page.wait_for_selector(".leaflet-marker-icon", timeout=10000)
+            markers = page.locator(".leaflet-marker-icon").count()
+            if markers != found:
+                failures.append(f"the map shows {markers} markers for {found} results")
+            print(f"near me: {found} results, {markers} markers on the map")
+        check_axe(page, axe, failures, "results near me")
+        shoot(page, folder, "results-near-me", failures)
+        context.close()
         browser.close()
     if failures:
         print("FAILED:\n  " + "\n  ".join(failures))

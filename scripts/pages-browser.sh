@@ -4,7 +4,8 @@
 # Playwright's own browser download is never used): serves the
 # debug build on a scratch data directory, fills it with a small simulated city
 # (`hearclear-bench simulate`), and runs scripts/pages-browser.py against it: every step by
-# keyboard, axe-core on every page, reflow at 320 px, screenshots into screenshots/pages.
+# keyboard (also "Near me", with the location granted, and the map of its results), axe-core on
+# every page, reflow at 320 px, screenshots into screenshots/pages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 port=${PAGES_PORT:-18090}
@@ -14,8 +15,11 @@ if ! command -v chromium >/dev/null || ! .venv/bin/python -c "import playwright,
     exit 1
 fi
 . scripts/scratch-server.sh
-serve_scratch "pages browser test" "$port"
+# A map whose tile server is this server (which has no tiles: the map draws markers on a blank
+# ground): Leaflet and the markers are tested without a network.
+serve_scratch "pages browser test" "$port" --map-tiles-url "http://127.0.0.1:$port/no-tiles/{z}/{x}/{y}.png" \
+    --map-attribution "no tiles in this test"
 "$bench" simulate --url "$base" --venues 12 --days 5 --truth "$data/truth.json"
 # The first venue's point; the name search looks for the start of the simulated names.
 read -r lat lon < <(.venv/bin/python -c "import json,sys; v=json.load(open(sys.argv[1]))['venues'][0]['venue']; print(round(v['latitude'],4), round(v['longitude'],4))" "$data/truth.json")
-.venv/bin/python scripts/pages-browser.py --url "$base" --name "Simulated p" --lat "$lat" --lon "$lon"
+.venv/bin/python scripts/pages-browser.py --url "$base" --name "Simulated p" --lat "$lat" --lon "$lon" --map

@@ -13,20 +13,24 @@ public struct Pages: Sendable {
     let controller: PagesController
 
     /// Loads the templates and the style sheet of `directory` now, so that a mistake stops the start.
-    /// `cache` holds pages and the bands as the read cache holds the API's answers; `cacheControl`
-    /// is what the API's read answers carry, and `maxAgeSeconds` its `max-age`: how long a venue's
-    /// page may be kept although its alternatives nearby may have changed.
+    /// `cache` holds pages and the bands as the read cache holds the API's answers;
+    /// `maxAgeSeconds` and `staleWhileRevalidateSeconds` make the pages' `Cache-Control`, and
+    /// `maxAgeSeconds` is also how long a venue's page is kept although its alternatives nearby
+    /// and its "now" may have changed.
     public init(
-        directory: String, engine: Engine, reports: any PageReportDesk, cache: any PageCache, cacheControl: String,
-        maxAgeSeconds: Int
+        directory: String, engine: Engine, reports: any PageReportDesk, cache: any PageCache, maxAgeSeconds: Int,
+        staleWhileRevalidateSeconds: Int, map: PageMap? = nil
     ) throws {
+        let cacheControl = "public, max-age=\(maxAgeSeconds), stale-while-revalidate=\(staleWhileRevalidateSeconds)"
         controller = PagesController(
-            renderer: try PagesRenderer(directory: directory), finder: engine.finder, loudness: engine.loudness,
-            reports: reports, cache: cache, cacheControl: cacheControl, venuePageLifetime: .seconds(maxAgeSeconds))
+            renderer: try PagesRenderer(directory: directory, map: map), finder: engine.finder,
+            loudness: engine.loudness, reports: reports, cache: cache, cacheControl: cacheControl,
+            venuePageLifetime: .seconds(maxAgeSeconds), map: map,
+            leaflet: try map.map { try LeafletFiles(directory: $0.leafletDirectory) })
     }
 
-    /// Mounts `/`, `/pages.css`, `/venues/{venueId}`, `/venues/{venueId}/week.svg` and
-    /// `POST /venues/{venueId}/report`.
+    /// Mounts `/`, `/pages.css`, `/pages.js`, `/venues/{venueId}`, `/venues/{venueId}/week.svg`,
+    /// `POST /venues/{venueId}/report`, and with a map Leaflet's files under `/leaflet/`.
     public func addRoutes(to router: Router<AppRequestContext>) {
         controller.addRoutes(to: router)
     }
@@ -58,8 +62,10 @@ public protocol PageCache: Sendable {
     /// The bands in force (from memory while no band change has been heard).
     func currentBands() async throws -> Bands
     /// The page for `key` from memory, or `make`'s, kept when it is to be kept; ETag, 304 and gzip
-    /// as the API's answers.
-    func respond(_ key: PageKey, to request: Request, make: () async throws -> MadePage) async throws -> Response
+    /// as the API's answers, with `cacheControl`.
+    func respond(
+        _ key: PageKey, cacheControl: String, to request: Request, make: () async throws -> MadePage
+    ) async throws -> Response
 }
 
 /// A report from the "this was wrong" form, as the form sent it (every field as text).
@@ -109,7 +115,7 @@ extension Pages {
             <p><a href="/">Find a quiet place</a></p></main></body>
             </html>
             """
-        var fields = PagesRenderer.securityHeaders
+        var fields = PagesRenderer.securityHeaders(map: nil)
         for field in headers { fields[field.name] = field.value }
         fields[.contentType] = "text/html; charset=utf-8"
         fields[.cacheControl] = "no-store"

@@ -16,6 +16,9 @@ struct PagesController: Sendable {
     /// How long a venue's page is kept: its alternatives nearby and the hour now change with no
     /// notification naming the venue, so it is kept only as long as `Cache-Control` lets any cache.
     let venuePageLifetime: Duration
+    /// The map of the results, and Leaflet's files, when a tile server is set.
+    let map: PageMap?
+    let leaflet: LeafletFiles?
 
     /// Results shown, and the venues read to find them (the filters of the form apply after).
     static let shown = 20
@@ -25,6 +28,14 @@ struct PagesController: Sendable {
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get("/", use: home)
         router.get("pages.css") { request, _ in renderer.styleSheetResponse(to: request) }
+        router.get("pages.js") { request, _ in renderer.scriptResponse(to: request) }
+        if let leaflet {
+            for (name, file) in leaflet.files {
+                router.get(RouterPath("leaflet/" + name)) { request, _ in
+                    renderer.asset(file.bytes, contentType: file.contentType, to: request)
+                }
+            }
+        }
         router.get("venues/{venueId}", use: venue)
         router.get("venues/{venueId}/week.svg", use: weekSVG)
         router.post("venues/{venueId}/report", use: report)
@@ -40,8 +51,12 @@ struct PagesController: Sendable {
             guard form.errors.isEmpty, request.uri.query?.isEmpty ?? true else {
                 return homePage(form, bands: bands, searched: false, results: [], request: request)
             }
-            return try await cache.respond(.home, to: request) {
-                renderer.made("home", homeObject(form, bands: bands, searched: false, results: []), keepFor: nil)
+            return try await cache.respond(.home, cacheControl: cacheControl, to: request) {
+                // The bands again, after the cache's ticket: a band change meanwhile is seen.
+                let bands = try await cache.currentBands()
+                let form = SearchForm(request, bands: bands)
+                return renderer.made(
+                    "home", homeObject(form, bands: bands, searched: false, results: []), keepFor: nil)
             }
         }
         let results = try await search(form, bands: bands)
@@ -58,7 +73,7 @@ struct PagesController: Sendable {
 
     private func homeObject(_ form: SearchForm, bands: Bands, searched: Bool, results: [[String: Any]]) -> [String: Any]
     {
-        [
+        var object: [String: Any] = [
             "title": "Find a quiet place",
             "form": form.values(bands: bands),
             "errors": form.errors.map { ["text": $0] },
@@ -68,6 +83,11 @@ struct PagesController: Sendable {
             "noResults": searched && results.isEmpty,
             "when": form.whenText,
         ]
+        if let map {
+            object["map"] = ["tiles": map.tilesURL, "attribution": map.attribution]
+            object["showMap"] = !results.isEmpty
+        }
+        return object
     }
 
     /// The venues found, from the search index in memory (a name, from PostgreSQL: one round
@@ -127,6 +147,8 @@ struct PagesController: Sendable {
     static func result(_ hit: VenueFinder.Hit, cell: LoudnessReads.Cell?, showDistance: Bool) -> [String: Any] {
         var result: [String: Any] = [
             "name": hit.venue.name,
+            "latitude": String(format: "%.5f", hit.venue.latitude),
+            "longitude": String(format: "%.5f", hit.venue.longitude),
             "href": "/venues/\(hit.venue.externalID)",
             "address": hit.venue.address ?? "",
             "hasAddress": hit.venue.address != nil,
@@ -159,8 +181,9 @@ struct PagesController: Sendable {
 
     @Sendable func venue(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard let externalID = Self.venueID(context) else { return notFound(request) }
-        let bands = try await cache.currentBands()
-        return try await cache.respond(.venue(externalID: externalID), to: request) {
+        // The bands are read inside: after the cache's ticket, so a band change meanwhile is seen.
+        return try await cache.respond(.venue(externalID: externalID), cacheControl: cacheControl, to: request) {
+            let bands = try await cache.currentBands()
             guard let object = try await venueObject(externalID: externalID, bands: bands, report: nil) else {
                 return .send(notFound(request))
             }
@@ -260,8 +283,8 @@ struct PagesController: Sendable {
 
     @Sendable func weekSVG(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard let externalID = Self.venueID(context) else { return notFound(request) }
-        let bands = try await cache.currentBands()
-        return try await cache.respond(.weekSVG(externalID: externalID), to: request) {
+        return try await cache.respond(.weekSVG(externalID: externalID), cacheControl: cacheControl, to: request) {
+            let bands = try await cache.currentBands()
             guard let sheet = try await loudness.sheet(externalID: externalID, bands: bands) else {
                 return .send(notFound(request))
             }
@@ -269,7 +292,7 @@ struct PagesController: Sendable {
                 title: "\(sheet.grid.venue.name): level by weekday and hour, venue-local time")
             return .keep(
                 body: Array(svg.utf8), contentType: "image/svg+xml; charset=utf-8",
-                headers: PagesRenderer.securityHeaders, keepFor: nil)
+                headers: renderer.headers, keepFor: nil)
         }
     }
 

@@ -12,10 +12,13 @@ import Mustache
 struct PagesRenderer: Sendable {
     let library: MustacheLibrary
     let styleSheet: ByteBuffer
+    let script: ByteBuffer
+    /// Sent with every page: ``securityHeaders(map:)`` of the configured map.
+    let headers: HTTPFields
 
     static let requiredTemplates = ["layout", "home", "venue", "report", "error"]
 
-    init(directory: String) throws {
+    init(directory: String, map: PageMap? = nil) throws {
         var library = MustacheLibrary()
         let files =
             (try? FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".mustache") }) ?? []
@@ -33,8 +36,13 @@ struct PagesRenderer: Sendable {
         guard let css = FileManager.default.contents(atPath: directory + "/pages.css") else {
             throw ConfigurationError.invalid("the pages' style sheet \(directory)/pages.css is missing")
         }
+        guard let js = FileManager.default.contents(atPath: directory + "/pages.js") else {
+            throw ConfigurationError.invalid("the pages' script \(directory)/pages.js is missing")
+        }
         self.library = library
         styleSheet = ByteBuffer(bytes: css)
+        script = ByteBuffer(bytes: js)
+        headers = Self.securityHeaders(map: map)
     }
 
     /// The page `template` rendered with `object`.
@@ -44,23 +52,22 @@ struct PagesRenderer: Sendable {
         let html = library.render(object, withTemplate: template) ?? ""
         return Self.respond(
             Array(html.utf8), contentType: "text/html; charset=utf-8", status: status, to: request,
-            cacheControl: cacheControl)
+            cacheControl: cacheControl, headers: headers)
     }
 
     /// The page `template` rendered with `object`, for the ``PageCache`` to keep.
     func made(_ template: String, _ object: Any, keepFor: Duration?) -> MadePage {
         let html = library.render(object, withTemplate: template) ?? ""
         return .keep(
-            body: Array(html.utf8), contentType: "text/html; charset=utf-8", headers: Self.securityHeaders,
-            keepFor: keepFor)
+            body: Array(html.utf8), contentType: "text/html; charset=utf-8", headers: headers, keepFor: keepFor)
     }
 
     /// `bytes` with its ETag and `Cache-Control`, or 304 when `If-None-Match` names it.
     static func respond(
         _ bytes: [UInt8], contentType: String, status: HTTPResponse.Status = .ok, to request: Request,
-        cacheControl: String
+        cacheControl: String, headers: HTTPFields = securityHeaders(map: nil)
     ) -> Response {
-        var headers = securityHeaders
+        var headers = headers
         headers[.cacheControl] = cacheControl
         guard status == .ok else {
             headers[.contentType] = contentType
@@ -94,17 +101,30 @@ struct PagesRenderer: Sendable {
     }
 
     func styleSheetResponse(to request: Request) -> Response {
-        Self.respond(
-            Array(styleSheet.readableBytesView), contentType: "text/css; charset=utf-8", to: request,
-            cacheControl: "public, max-age=3600")
+        asset(styleSheet, contentType: "text/css; charset=utf-8", to: request)
     }
 
-    /// No framing, no scripts at all; styles, images and forms from here only; no referrer sent
-    /// elsewhere (no tracking, and nothing from elsewhere to track with).
-    static let securityHeaders: HTTPFields = [
-        .contentSecurityPolicy:
-            "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-        HTTPField.Name("X-Content-Type-Options")!: "nosniff",
-        HTTPField.Name("Referrer-Policy")!: "same-origin",
-    ]
+    func scriptResponse(to request: Request) -> Response {
+        asset(script, contentType: "text/javascript; charset=utf-8", to: request)
+    }
+
+    /// A file that changes only with a new release: an hour's `max-age`, revalidated by its ETag.
+    func asset(_ bytes: ByteBuffer, contentType: String, to request: Request) -> Response {
+        Self.respond(
+            Array(bytes.readableBytesView), contentType: contentType, to: request,
+            cacheControl: "public, max-age=3600", headers: headers)
+    }
+
+    /// No framing; scripts, styles, images and forms from here only (with a map, its tiles from
+    /// the tile server too); no referrer sent elsewhere (no tracking, and nothing from elsewhere
+    /// to track with).
+    static func securityHeaders(map: PageMap?) -> HTTPFields {
+        let images = map.map { "'self' \($0.origin)" } ?? "'self'"
+        return [
+            .contentSecurityPolicy:
+                "default-src 'none'; script-src 'self'; style-src 'self'; img-src \(images); form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+            HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+            HTTPField.Name("Referrer-Policy")!: "same-origin",
+        ]
+    }
 }

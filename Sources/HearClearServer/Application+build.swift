@@ -106,8 +106,8 @@ func buildRouter(
     try Pages(
         directory: configuration.pagesDirectory, engine: engine,
         reports: ServerPageReportDesk(reports: engine.reports, reads: reads, limiter: limiter),
-        cache: ServerPageCache(reads: reads), cacheControl: reads.cacheControl,
-        maxAgeSeconds: configuration.httpMaxAgeSeconds
+        cache: ServerPageCache(reads: reads), maxAgeSeconds: configuration.pagesMaxAgeSeconds,
+        staleWhileRevalidateSeconds: configuration.httpStaleWhileRevalidateSeconds, map: configuration.map
     ).addRoutes(to: router)
 
     routeIndex.load(router.routes.map { ("\($0.path)", $0.method) })

@@ -10,12 +10,13 @@ struct ReadLoadtest: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "read",
         abstract:
-            "Read venue grids, venue documents and bands from concurrent clients and report throughput and latency.",
+            "Read venue grids, venue documents, bands and venue pages from concurrent clients and report throughput and latency.",
         discussion: """
             Each client sends one request after another over a kept-alive connection, choosing each by \
             its own seeded pseudo-random sequence (the same in every run) over --mix: \
-            GET /api/v2/venues/{id}/loudness (grid), GET /api/v2/venues/{id} (venue) and GET /api/v2/bands \
-            (bands), with venues uniform over <prefix>0 … <prefix>N-1 (--venues, --prefix). A read is an \
+            GET /api/v2/venues/{id}/loudness (grid), GET /api/v2/venues/{id} (venue), GET /api/v2/bands \
+            (bands), the pages for people GET /venues/{id} (page) and GET /venues/{id}/week.svg (week), and \
+            GET /health (health), with venues uniform over <prefix>0 … <prefix>N-1 (--venues, --prefix). A read is an \
             error unless it answers 200 or 304. Prints requests/s, reads/s, errors by kind and read latency \
             p50/p99/p99.9/max (HdrHistogram).
 
@@ -31,6 +32,9 @@ struct ReadLoadtest: AsyncParsableCommand {
             and given three check-ins of the past hour from three devices; then a sample of grids is \
             polled, for at most 60 s, until they answer 200. Without it, the venues must already have \
             cells, or grid reads fail with 404.
+
+            --health first sends GET /health alone from every client for a quarter of --duration (at least \
+            3 s), the reference of the same run, and prints the reads/s as a ratio to it.
 
             --json prints the same figures as one JSON object (progress lines go to standard error). \
             Only loopback or your own test hosts are fit targets. The server rate-limits this tool like \
@@ -51,8 +55,8 @@ struct ReadLoadtest: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Relative weights of the reads: grid (GET /api/v2/venues/{id}/loudness), venue (GET /api/v2/venues/{id}) and bands (GET /api/v2/bands); a kind left out weighs 0.",
-            valueName: "grid=W,venue=W,bands=W"))
+            "Relative weights of the reads: grid (GET /api/v2/venues/{id}/loudness), venue (GET /api/v2/venues/{id}), bands (GET /api/v2/bands), page (GET /venues/{id}), week (GET /venues/{id}/week.svg), health (GET /health); a kind left out weighs 0.",
+            valueName: "grid=W,venue=W,bands=W,page=W,week=W,health=W"))
     var mix = "grid=8,venue=1,bands=1"
 
     @Option(
@@ -66,6 +70,9 @@ struct ReadLoadtest: AsyncParsableCommand {
 
     @Flag(help: "Before measuring, create the venues and give them check-ins until their grids answer 200.")
     var setup = false
+
+    @Flag(help: "First measure GET /health from every client, and print reads/s as a ratio to it.")
+    var health = false
 
     @Flag(help: "Print the figures as one JSON object.")
     var json = false
@@ -99,6 +106,32 @@ struct ReadLoadtest: AsyncParsableCommand {
         let endpoint = target.endpoint
         if setup { try await setUp(client: client, endpoint: endpoint) }
 
+        var healthPerSecond: Double?
+        if health {
+            let seconds = max(3, duration / 4)
+            note("reference: GET /health from \(clients) clients for \(seconds) s…")
+            let reference = try Mix("health=1")
+            let begun = ContinuousClock.now
+            let results = try await withThrowingTaskGroup(of: ClientResult.self) { group in
+                for index in 0..<clients {
+                    group.addTask {
+                        try await runClient(
+                            index: index, client: client, endpoint: endpoint, mix: reference,
+                            until: begun + .seconds(seconds), ingestShare: 0)
+                    }
+                }
+                var total = ClientResult()
+                for try await result in group { total.merge(result) }
+                return total
+            }
+            let elapsed = Double(IngestLoadtest.microseconds((results.finished ?? begun) - begun)) / 1e6
+            let failed = results.errors.reduce(0, +)
+            guard failed == 0 else {
+                throw CommandFailure("GET /health failed \(failed) times: \(results.firstError ?? "")")
+            }
+            healthPerSecond = Double(results.requests.reduce(0, +)) / elapsed
+            note(String(format: "health: %.0f requests/s", healthPerSecond!))
+        }
         let share = ingestShare > 0 ? String(format: ", %.0f%% ingest", ingestShare * 100) : ""
         note("reading \(mix)\(share) from \(clients) clients over \(venues) venues for \(duration) s at \(endpoint)…")
         let started = ContinuousClock.now
@@ -108,7 +141,9 @@ struct ReadLoadtest: AsyncParsableCommand {
             for index in 0..<clients {
                 group.addTask {
                     .client(
-                        try await runClient(index: index, client: client, endpoint: endpoint, mix: mix, until: deadline)
+                        try await runClient(
+                            index: index, client: client, endpoint: endpoint, mix: mix, until: deadline,
+                            ingestShare: ingestShare)
                     )
                 }
             }
@@ -126,7 +161,8 @@ struct ReadLoadtest: AsyncParsableCommand {
             return (total, staleness)
         }
         let seconds = Double(IngestLoadtest.microseconds((results.finished ?? started) - started)) / 1e6
-        let report = Report(results, staleness: staleness, seconds: seconds, mix: mix, command: self)
+        let report = Report(
+            results, staleness: staleness, seconds: seconds, mix: mix, healthPerSecond: healthPerSecond, command: self)
         try LoadtestOutput.print(report, text: report.text, json: json)
     }
 
@@ -135,19 +171,22 @@ struct ReadLoadtest: AsyncParsableCommand {
     // MARK: - The requests
 
     enum Kind: Int, CaseIterable, Sendable {
-        case grid, venue, bands, ingest
+        case grid, venue, bands, page, week, health, ingest
 
-        var name: String { ["grid", "venue", "bands", "ingest"][rawValue] }
+        var name: String { ["grid", "venue", "bands", "page", "week", "health", "ingest"][rawValue] }
+        /// The kinds `--mix` weighs.
+        static let reads: [Kind] = [.grid, .venue, .bands, .page, .week, .health]
     }
 
-    /// `--mix`: the relative weights of the three reads.
+    /// `--mix`: the relative weights of the reads, by ``Kind/rawValue``.
     struct Mix: Sendable, CustomStringConvertible {
-        var grid = 0
-        var venue = 0
-        var bands = 0
+        var weights = [Int](repeating: 0, count: Kind.reads.count)
 
-        var total: Int { grid + venue + bands }
-        var description: String { "grid=\(grid),venue=\(venue),bands=\(bands)" }
+        var total: Int { weights.reduce(0, +) }
+        var description: String {
+            Kind.reads.filter { weights[$0.rawValue] > 0 }.map { "\($0.name)=\(weights[$0.rawValue])" }
+                .joined(separator: ",")
+        }
 
         init(_ text: String) throws {
             var seen = Set<String>()
@@ -162,12 +201,12 @@ struct ReadLoadtest: AsyncParsableCommand {
                     )
                 }
                 guard seen.insert(name).inserted else { throw ValidationError("--mix names \(name) twice") }
-                switch name {
-                case "grid": grid = weight
-                case "venue": venue = weight
-                case "bands": bands = weight
-                default: throw ValidationError("--mix: unknown read \"\(name)\"; the reads are grid, venue and bands")
+                guard let kind = Kind.reads.first(where: { $0.name == name }) else {
+                    throw ValidationError(
+                        "--mix: unknown read \"\(name)\"; the reads are \(Kind.reads.map(\.name).joined(separator: ", "))"
+                    )
                 }
+                weights[kind.rawValue] = weight
             }
             guard total > 0 else { throw ValidationError("--mix must give at least one read a weight above 0") }
         }
@@ -175,9 +214,12 @@ struct ReadLoadtest: AsyncParsableCommand {
         /// The next request: ingest with probability `ingestShare`, else a read by weight.
         func pick(_ random: inout SplitMix64, ingestShare: Double) -> Kind {
             if ingestShare > 0, random.unit() < ingestShare { return .ingest }
-            let draw = Int(random.next() % UInt64(total))
-            if draw < grid { return .grid }
-            return draw < grid + venue ? .venue : .bands
+            var draw = Int(random.next() % UInt64(total))
+            for kind in Kind.reads {
+                if draw < weights[kind.rawValue] { return kind }
+                draw -= weights[kind.rawValue]
+            }
+            return Kind.reads.last!
         }
     }
 
@@ -226,7 +268,8 @@ struct ReadLoadtest: AsyncParsableCommand {
     }
 
     func runClient(
-        index: Int, client: HTTPClient, endpoint: String, mix: Mix, until deadline: ContinuousClock.Instant
+        index: Int, client: HTTPClient, endpoint: String, mix: Mix, until deadline: ContinuousClock.Instant,
+        ingestShare: Double
     ) async throws -> ClientResult {
         var result = ClientResult()
         var random = SplitMix64(seed: 0x5EAD_0000 &+ UInt64(index))
@@ -239,6 +282,10 @@ struct ReadLoadtest: AsyncParsableCommand {
             case .grid: request = read(venuePath(random.next() % UInt64(venues)) + "/loudness", endpoint: endpoint)
             case .venue: request = read(venuePath(random.next() % UInt64(venues)), endpoint: endpoint)
             case .bands: request = read("/api/v2/bands", endpoint: endpoint)
+            case .page: request = read("/venues/\(prefix)\(random.next() % UInt64(venues))", endpoint: endpoint)
+            case .week:
+                request = read("/venues/\(prefix)\(random.next() % UInt64(venues))/week.svg", endpoint: endpoint)
+            case .health: request = read("/health", endpoint: endpoint)
             case .ingest: request = try IngestLoadtest.gzippedCheckin(generator.next(), endpoint: endpoint)
             }
             result.requests[kind.rawValue] += 1
@@ -504,11 +551,17 @@ struct ReadLoadtest: AsyncParsableCommand {
         var ingestLatencyMs: Latency?
         var stalenessMs: Staleness?
         var mix: [String: Int]
+        /// `GET /health` alone, before (`--health`), and the reads/s as a ratio to it.
+        var healthPerSecond: Double?
+        var readsToHealth: Double?
         var ingestShare: Double
         var gzip: Bool
         var firstError: String?
 
-        init(_ results: ClientResult, staleness: ProbeResult?, seconds: Double, mix: Mix, command: ReadLoadtest) {
+        init(
+            _ results: ClientResult, staleness: ProbeResult?, seconds: Double, mix: Mix, healthPerSecond: Double?,
+            command: ReadLoadtest
+        ) {
             url = command.target.url
             clients = command.clients
             venues = command.venues
@@ -528,7 +581,10 @@ struct ReadLoadtest: AsyncParsableCommand {
                     probes: Int($0.staleness.totalCount), unseen: $0.unseen, failed: $0.failed,
                     ms: Latency($0.staleness))
             }
-            self.mix = ["grid": mix.grid, "venue": mix.venue, "bands": mix.bands]
+            self.mix = Dictionary(uniqueKeysWithValues: Kind.reads.map { ($0.name, mix.weights[$0.rawValue]) })
+            self.healthPerSecond = healthPerSecond.map { ($0 * 10).rounded() / 10 }
+            let readsPerSecond = Double(requests - results.requests[Kind.ingest.rawValue]) / seconds
+            readsToHealth = healthPerSecond.map { (readsPerSecond / $0 * 1000).rounded() / 1000 }
             ingestShare = command.ingestShare
             gzip = command.gzip
             firstError = results.firstError
@@ -563,9 +619,13 @@ struct ReadLoadtest: AsyncParsableCommand {
             }
             let share = ingestShare > 0 ? ", ingest share \(ingestShare)" : ""
             let encoding = gzip ? "Accept-Encoding: gzip" : "no Accept-Encoding"
-            lines.append(
-                "mix: grid=\(mix["grid"] ?? 0),venue=\(mix["venue"] ?? 0),bands=\(mix["bands"] ?? 0)\(share), \(encoding)"
-            )
+            if let healthPerSecond, let readsToHealth {
+                lines.append(
+                    String(format: "GET /health alone: %.0f/s; reads/s to it: %.3f", healthPerSecond, readsToHealth))
+            }
+            let weights = Kind.reads.compactMap { kind in mix[kind.name].flatMap { $0 > 0 ? "\(kind.name)=\($0)" : nil }
+            }
+            lines.append("mix: \(weights.joined(separator: ","))\(share), \(encoding)")
             if let firstError { lines.append("first error: \(firstError)") }
             return lines.joined(separator: "\n")
         }

@@ -11,9 +11,11 @@ struct ServerPageCache: PageCache {
         try await reads.currentBands()
     }
 
-    func respond(_ key: PageKey, to request: Request, make: () async throws -> MadePage) async throws -> Response {
+    func respond(
+        _ key: PageKey, cacheControl: String, to request: Request, make: () async throws -> MadePage
+    ) async throws -> Response {
         if let answer = reads.cache.answer(.page(key)) {
-            return answer.response(to: request, cacheControl: reads.cacheControl)
+            return answer.response(to: request, cacheControl: cacheControl)
         }
         let ticket = reads.cache.ticket(replicaHorizon: reads.database.horizon)
         switch try await make() {
@@ -22,7 +24,7 @@ struct ServerPageCache: PageCache {
         case .keep(let body, let contentType, let headers, let keepFor):
             let answer = try EncodedAnswer(body: body, contentType: contentType, headers: headers)
             reads.cache.fill(.page(key), answer, since: ticket, keepFor: keepFor)
-            return answer.response(to: request, cacheControl: reads.cacheControl)
+            return answer.response(to: request, cacheControl: cacheControl)
         }
     }
 }

@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import HearClearAdmin
 import HearClearEngine
+import HearClearPages
 import Logging
 
 /// Everything `serve` can be told: the engine's settings (``EngineConfiguration``, read through
@@ -31,6 +32,11 @@ public struct ServerConfiguration: Sendable {
     /// `Cache-Control: stale-while-revalidate` of the read endpoints: how long after that a cache
     /// may still answer with it while it revalidates (with the ETag) in the background.
     public var httpStaleWhileRevalidateSeconds = ServerSettings.httpStaleWhileRevalidate.defaultInt
+    /// `Cache-Control: max-age` of the pages for people, and how long a venue's page is kept in
+    /// memory (its alternatives nearby and the hour now change with no notification).
+    public var pagesMaxAgeSeconds = ServerSettings.pagesMaxAge.defaultInt
+    /// The map on the pages' results: off unless a tile server is named.
+    public var map: PageMap?
     /// Rate limits of check-ins, metering and search (token buckets, per instance).
     public var rateLimits = RateLimitConfiguration()
     /// Time limits of a request's head, body and of idle connections, and the connection cap.
@@ -50,16 +56,24 @@ public struct ServerConfiguration: Sendable {
         readCacheBytes = reader.int(ServerSettings.readCacheBytes)
         httpMaxAgeSeconds = reader.int(ServerSettings.httpMaxAge)
         httpStaleWhileRevalidateSeconds = reader.int(ServerSettings.httpStaleWhileRevalidate)
+        pagesMaxAgeSeconds = reader.int(ServerSettings.pagesMaxAge)
         rateLimits = try RateLimitConfiguration(reader: reader)
         connections = try ConnectionLimits(reader: reader)
+        if let tiles = reader.string(ServerSettings.mapTilesURL), !tiles.isEmpty {
+            map = try PageMap(
+                tilesURL: tiles, attribution: reader.string(ServerSettings.mapAttribution) ?? "",
+                leafletDirectory: reader.string(ServerSettings.leafletDirectory)!)
+        }
         guard (1...65535).contains(port) || port == 0 else {
             throw ConfigurationError.invalid("port must be between 1 and 65535, not \(port)")
         }
         guard !adminUser.isEmpty, adminUser.count <= 64 else {
             throw ConfigurationError.invalid("admin user must be 1 to 64 characters")
         }
-        guard readCacheBytes >= 0, httpMaxAgeSeconds >= 0, httpStaleWhileRevalidateSeconds >= 0 else {
-            throw ConfigurationError.invalid("read cache bytes, HTTP max age and stale-while-revalidate must be ≥ 0")
+        guard readCacheBytes >= 0, httpMaxAgeSeconds >= 0, httpStaleWhileRevalidateSeconds >= 0, pagesMaxAgeSeconds >= 0
+        else {
+            throw ConfigurationError.invalid(
+                "read cache bytes, HTTP max age, stale-while-revalidate and pages max age must be ≥ 0")
         }
     }
 

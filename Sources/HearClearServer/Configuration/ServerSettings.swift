@@ -85,6 +85,23 @@ public enum ServerSettings {
 
     /// Every setting of `serve`, in the README's order: the database commands' settings, the
     /// engine's, then these, then the licence.
+    public static let pagesMaxAge = Setting(
+        "hearclear.pages.max.age", .integer, default: "60",
+        help:
+            "`Cache-Control: max-age` (seconds) of the pages for people, and how long a venue's page is kept in memory: its own figures follow every change, its alternatives nearby and its \"now\" at most this late"
+    )
+    public static let mapTilesURL = Setting(
+        "hearclear.map.tiles.url", .text, default: nil, shown: "unset: no map",
+        help:
+            "tile server of the map on the pages' results, e.g. `https://tile.openstreetmap.org/{z}/{x}/{y}.png` (`{z}`, `{x}`, `{y}` required; mind the server's usage policy); the map runs on Debian's Leaflet served from here, and the browser fetches tiles from that server only when it is set"
+    )
+    public static let mapAttribution = Setting(
+        "hearclear.map.attribution", .text, default: "© OpenStreetMap contributors",
+        help: "the credit the tile server asks for, shown on the map (plain text)")
+    public static let leafletDirectory = Setting(
+        "hearclear.leaflet.directory", .text, default: "/usr/share/javascript/leaflet",
+        help: "where Debian's `libjs-leaflet` is; read at start when `--map-tiles-url` is set")
+
     public static let all: [Setting] =
         [hostname, port] + EngineSettings.database + EngineSettings.serve + [
             adminUser, adminPasswordHash, adminPassword, adminSecureCookie,
@@ -94,5 +111,6 @@ public enum ServerSettings {
             trustedProxies,
             rateExempt,
             httpHeadTimeout, httpBodyTimeout, httpBodyMinRate, httpIdleTimeout, httpMaxConnections,
+            pagesMaxAge, mapTilesURL, mapAttribution, leafletDirectory,
         ] + EngineSettings.license
 }

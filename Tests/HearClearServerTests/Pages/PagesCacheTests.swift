@@ -10,7 +10,7 @@ import Testing
 /// in the read cache and dropped by the same notifications as the API's answers. Each check
 /// first shows a page is held (the database changed behind the server's back, with no
 /// notification, is not seen), so a change seen afterwards can only have come by its
-/// notification (with `max-age` an hour, no page expires meanwhile), or — in the last test — by
+/// notification (with `--pages-max-age` an hour, no page expires meanwhile), or — in the last test — by
 /// the venue page's lifetime, which no notification shortens.
 @Suite("Pages for people: from the read cache, kept true by NOTIFY")
 struct PagesCacheTests {
@@ -66,7 +66,7 @@ struct PagesCacheTests {
 
     @Test("a venue's page and its week are held, and a check-in's notification drops both")
     func droppedByNotification() async throws {
-        try await EngineTestApp.run(configure: { $0.httpMaxAgeSeconds = 3600 }) { client, database in
+        try await EngineTestApp.run(configure: { $0.pagesMaxAgeSeconds = 3600 }) { client, database in
             try await Self.checkin("phone-one-0001", levelDBFS: -40).submit(to: client)
             _ = try await eventually("the first check-in on the page") {
                 try await Self.body(Self.page, client)?.contains("From 1 check-ins") == true ? true : nil
@@ -101,7 +101,7 @@ struct PagesCacheTests {
 
     @Test("the form alone is held, with an ETag, and dropped by a change of the bands")
     func form() async throws {
-        try await EngineTestApp.run(configure: { $0.httpMaxAgeSeconds = 3600 }) { client, database in
+        try await EngineTestApp.run(configure: { $0.pagesMaxAgeSeconds = 3600 }) { client, database in
             let held = try await eventually("the form held in memory") { () -> String? in
                 guard let first = try await Self.body("/", client) else { return nil }
                 guard first.contains("<option value=\"quiet\">") else {
@@ -128,9 +128,9 @@ struct PagesCacheTests {
         }
     }
 
-    @Test("a venue's page lives at most max-age: what no notification names (its neighbours) shows then")
+    @Test("a venue's page lives at most --pages-max-age: what no notification names (its neighbours) shows then")
     func venuePageLifetime() async throws {
-        try await EngineTestApp.run(configure: { $0.httpMaxAgeSeconds = 1 }) { client, database in
+        try await EngineTestApp.run(configure: { $0.pagesMaxAgeSeconds = 1 }) { client, database in
             try await Self.checkin("phone-one-0001", levelDBFS: -40).submit(to: client)
             _ = try await eventually("the first check-in on the page") {
                 try await Self.body(Self.page, client)?.contains("From 1 check-ins") == true ? true : nil
