@@ -129,11 +129,25 @@ struct PagesController: Sendable {
                 guard let cell, PlainWords.conversationBand(cell) == .easy else { continue }
             }
             var result = Self.result(hit, cell: cell, showDistance: form.near != nil)
+            if let day = form.day, let hour = form.hour {
+                // The venue's page then shows its quieter neighbours at that hour too.
+                result["href"] = "/venues/\(hit.venue.externalID)?day=\(day)&hour=\(hour)"
+            }
             result["strip"] = WeekChart.strip(week, hour: hour.hour, bands: bands)
             results.append(result)
             if results.count == Self.shown { break }
         }
         return results
+    }
+
+    /// The next instant, from `date`, at which it is `hour` (its middle) in the venue's zone (UTC
+    /// for a venue without one, or a zone Foundation does not know).
+    static func next(_ hour: LocalHour, of venue: Venue, after date: Date) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = venue.timezone.flatMap { TimeZone(identifier: $0) } ?? .gmt
+        // Foundation's weekdays: Sunday 1 … Saturday 7; ISO's: Monday 1 … Sunday 7.
+        let components = DateComponents(hour: hour.hour, minute: 30, weekday: hour.weekday % 7 + 1)
+        return calendar.nextDate(after: date, matching: components, matchingPolicy: .nextTime) ?? date
     }
 
     /// The venue-local hour of `date` by the venue's zone (UTC for a venue without a zone, or a zone
@@ -181,6 +195,27 @@ struct PagesController: Sendable {
 
     @Sendable func venue(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard let externalID = Self.venueID(context) else { return notFound(request) }
+        // Quieter places at another hour (`?day=&hour=`): not kept (168 pages a venue), one round
+        // trip as the page's.
+        let query = FormBody(encoded: request.uri.query ?? "")
+        if query["day"] != nil || query["hour"] != nil {
+            let bands = try await cache.currentBands()
+            guard let day = query["day"].flatMap(Int.init), (1...7).contains(day),
+                let hour = query["hour"].flatMap(Int.init), (0...23).contains(hour)
+            else {
+                guard var object = try await venueObject(externalID: externalID, bands: bands, report: nil) else {
+                    return notFound(request)
+                }
+                object["alternativesError"] = "Choose a day from the list and an hour from 00:00 to 23:00."
+                return renderer.page(
+                    "venue", object, status: .unprocessableContent, to: request, cacheControl: "no-store")
+            }
+            guard
+                let object = try await venueObject(
+                    externalID: externalID, bands: bands, report: nil, at: LocalHour(weekday: day, hour: hour))
+            else { return notFound(request) }
+            return renderer.page("venue", object, to: request, cacheControl: cacheControl)
+        }
         // The bands are read inside: after the cache's ticket, so a band change meanwhile is seen.
         return try await cache.respond(.venue(externalID: externalID), cacheControl: cacheControl, to: request) {
             let bands = try await cache.currentBands()
@@ -193,19 +228,28 @@ struct PagesController: Sendable {
 
     /// What a venue's page shows, read in one round trip (the venue, its count and its cells;
     /// the alternatives nearby from the search index); `nil` for an unknown venue. With `report`,
-    /// the form as sent and its errors.
+    /// the form as sent and its errors; with `chosen`, the alternatives at that venue-local hour
+    /// (its next occurrence) instead of now.
     private func venueObject(
-        externalID: String, bands: Bands, report: (form: PageReportForm, errors: [String: String])?
+        externalID: String, bands: Bands, report: (form: PageReportForm, errors: [String: String])?,
+        at chosen: LocalHour? = nil
     ) async throws -> [String: Any]? {
-        async let alternatives = finder.alternatives(
-            externalID: externalID, at: Date(), radiusMetres: Self.radiusMetres, limit: 5, bands: bands)
+        async let alternativesNow =
+            chosen == nil
+            ? finder.alternatives(
+                externalID: externalID, at: Date(), radiusMetres: Self.radiusMetres, limit: 5, bands: bands) : nil
         guard let sheet = try await loudness.sheet(externalID: externalID, bands: bands) else { return nil }
         let grid = sheet.grid
         let venue = grid.venue
         let checkins = sheet.checkins
         let chart = WeekChart(cells: grid.cells, bands: bands)
         let overall = LoudnessReads.overall(grid.cells, bands: bands)
-        let found = try await alternatives
+        var found = try await alternativesNow
+        if let chosen {
+            found = try await finder.alternatives(
+                externalID: externalID, at: Self.next(chosen, of: venue, after: Date()),
+                radiusMetres: Self.radiusMetres, limit: 5, bands: bands)
+        }
         let measured = grid.cells.filter { !$0.estimated }.count
         let estimated = grid.cells.count - measured
         let description =
@@ -261,9 +305,24 @@ struct PagesController: Sendable {
                 "words": PlainWords.level(label: overall.label), "level": PlainWords.decibels(overall.levelDB),
             ]
         }
-        if let now = found?.cell { object["now"] = Self.cellObject(now) }
-        object["alternatives"] = (found?.hits ?? []).map { Self.result($0, cell: $0.cell, showDistance: true) }
+        if let own = found?.cell { object[chosen == nil ? "now" : "then"] = Self.cellObject(own) }
+        object["alternatives"] = (found?.hits ?? []).map { hit -> [String: Any] in
+            var result = Self.result(hit, cell: hit.cell, showDistance: true)
+            if let chosen {
+                result["href"] = "/venues/\(hit.venue.externalID)?day=\(chosen.weekday)&hour=\(chosen.hour)"
+            }
+            return result
+        }
         object["hasAlternatives"] = !(found?.hits.isEmpty ?? true)
+        object["hasOwnCell"] = found?.cell != nil
+        object["alternativesWhen"] =
+            chosen.map { "on \(PlainWords.dayNames[$0.weekday - 1]) at \(PlainWords.hour($0.hour))" } ?? "now"
+        object["alternativeDays"] = PlainWords.dayNames.enumerated().map { index, name in
+            ["value": index + 1, "name": name, "selected": chosen?.weekday == index + 1] as [String: Any]
+        }
+        object["alternativeHours"] = (0..<24).map { value in
+            ["value": value, "name": PlainWords.hour(value), "selected": chosen?.hour == value] as [String: Any]
+        }
         return object
     }
 

@@ -148,7 +148,8 @@ struct PagesTests {
             let response = try await client.execute(uri: query, method: .get)
             #expect(response.status == .ok)
             let html = response.body.string
-            #expect(html.contains("<a href=\"/venues/arms\">The Arms</a>"))
+            // At a chosen hour, the link opens the venue's page at that hour.
+            #expect(html.contains("<a href=\"/venues/arms?day=\(hour.weekday)&amp;hour=\(hour.hour)\">The Arms</a>"))
             #expect(
                 html.contains(
                     "<strong>Moderate — you can talk, a little louder than usual</strong> (72.0 dB, moderate)"))
@@ -166,13 +167,13 @@ struct PagesTests {
             #expect(html.components(separatedBy: ": no data</span>").count - 1 >= 6)
             let easy = try await client.execute(uri: query + "&talk=easy", method: .get)
             #expect(easy.status == .ok)
-            #expect(!easy.body.string.contains("/venues/arms\""))
+            #expect(!easy.body.string.contains("/venues/arms?day="))
             #expect(easy.body.string.contains("No venue found"))
             // At most quiet: the Arms (moderate) is left out; at most moderate, it stays.
             let quiet = try await client.execute(uri: query + "&band=quiet", method: .get)
-            #expect(!quiet.body.string.contains("/venues/arms\""))
+            #expect(!quiet.body.string.contains("/venues/arms?day="))
             let moderate = try await client.execute(uri: query + "&band=moderate", method: .get)
-            #expect(moderate.body.string.contains("/venues/arms\""))
+            #expect(moderate.body.string.contains("/venues/arms?day="))
         }
     }
 
@@ -198,6 +199,29 @@ struct PagesTests {
             #expect(html.contains("Quietest: <span>\(day) \(hourText)–\(nextText)</span>"))
             #expect(html.contains("<form method=\"post\" action=\"/venues/arms/report\">"))
             Self.onlyOwnScript(html)
+
+            #expect(html.contains("<h2 id=\"alternatives-heading\">Quieter places nearby, now</h2>"))
+            #expect(
+                html.contains("<label for=\"alt-day\">Day</label>")
+                    && html.contains("<label for=\"alt-hour\">Hour</label>"))
+
+            // Quieter places at the Arms' measured hour: its own level then, the heading says when.
+            let then = try await client.execute(
+                uri: "/venues/arms?day=\(hour.weekday)&hour=\(hour.hour)", method: .get)
+            #expect(then.status == .ok)
+            let thenHTML = then.body.string
+            #expect(thenHTML.contains("Quieter places nearby, on \(day) at \(hourText)</h2>"))
+            #expect(thenHTML.contains("Here on \(day) at \(hourText) (its own time): <strong>Moderate"))
+            #expect(thenHTML.contains("<option value=\"\(hour.weekday)\" selected>\(day)</option>"))
+            // An hour without a level: nothing to compare, said so.
+            let otherDay = hour.weekday % 7 + 1
+            let empty = try await client.execute(uri: "/venues/arms?day=\(otherDay)&hour=\(hour.hour)", method: .get)
+            #expect(empty.body.string.contains("This place has no level for then, so nothing is compared."))
+            for bad in ["day=8&hour=1", "day=1&hour=24", "day=1", "hour=x"] {
+                let refused = try await client.execute(uri: "/venues/arms?" + bad, method: .get)
+                #expect(refused.status == .unprocessableContent, "\(bad)")
+                #expect(refused.body.string.contains("Choose a day from the list"), "\(bad)")
+            }
 
             let svg = try await client.execute(uri: "/venues/arms/week.svg", method: .get)
             #expect(svg.status == .ok)
