@@ -72,8 +72,8 @@ struct PagesCacheTests {
                 try await Self.body(Self.page, client)?.contains("From 1 check-ins") == true ? true : nil
             }
             let page = try await Self.expectHeld(Self.page, showing: "From 1 check-ins", client, database)
-            let fresh = try #require(try await Self.body(Self.svg, client))
-            let svg = try await Self.expectHeld(Self.svg, showing: fresh, client, database)
+            // (The worker may still change the week — estimates of hours nearby — so any week.)
+            let svg = try await Self.expectHeld(Self.svg, showing: "</svg>", client, database)
 
             // Another phone, 10 dB louder: the cell's level and the venue's count change.
             try await Self.checkin("phone-two-0002", levelDBFS: -30).submit(to: client)
