@@ -317,12 +317,8 @@ struct PagesController: Sendable {
         object["hasOwnCell"] = found?.cell != nil
         object["alternativesWhen"] =
             chosen.map { "on \(PlainWords.dayNames[$0.weekday - 1]) at \(PlainWords.hour($0.hour))" } ?? "now"
-        object["alternativeDays"] = PlainWords.dayNames.enumerated().map { index, name in
-            ["value": index + 1, "name": name, "selected": chosen?.weekday == index + 1] as [String: Any]
-        }
-        object["alternativeHours"] = (0..<24).map { value in
-            ["value": value, "name": PlainWords.hour(value), "selected": chosen?.hour == value] as [String: Any]
-        }
+        object["alternativeDays"] = PlainWords.dayOptions(selected: chosen?.weekday)
+        object["alternativeHours"] = PlainWords.hourOptions(selected: chosen?.hour)
         return object
     }
 

@@ -36,6 +36,18 @@ enum PlainWords {
 
     static func hour(_ hour: Int) -> String { String(format: "%02d:00", hour) }
 
+    /// The options of a day `<select>` (ISO weekdays, Monday 1), `selected` marked.
+    static func dayOptions(selected: Int?) -> [[String: Any]] {
+        dayNames.enumerated().map { index, name in
+            ["value": index + 1, "name": name, "selected": selected == index + 1]
+        }
+    }
+
+    /// The options of an hour `<select>` (0–23 as `HH:00`), `selected` marked.
+    static func hourOptions(selected: Int?) -> [[String: Any]] {
+        (0..<24).map { value in ["value": value, "name": hour(value), "selected": selected == value] }
+    }
+
     /// `72.4 dB`.
     static func decibels(_ level: Double) -> String { String(format: "%.1f dB", level) }
 

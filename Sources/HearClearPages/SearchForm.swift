@@ -72,12 +72,8 @@ struct SearchForm {
             "lon": raw["lon"] ?? "",
             "now": day == nil,
             "at": day != nil,
-            "days": PlainWords.dayNames.enumerated().map { index, name in
-                ["value": index + 1, "name": name, "selected": day == index + 1] as [String: Any]
-            },
-            "hours": (0..<24).map { value in
-                ["value": value, "name": PlainWords.hour(value), "selected": hour == value] as [String: Any]
-            },
+            "days": PlainWords.dayOptions(selected: day),
+            "hours": PlainWords.hourOptions(selected: hour),
             "bands": bands.bands.enumerated().map { index, band in
                 [
                     "value": band.label, "name": "At most " + PlainWords.level(label: band.label).lowercased(),
