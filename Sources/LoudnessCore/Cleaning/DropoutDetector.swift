@@ -25,15 +25,18 @@ public enum DropoutDetector {
             }
             run.removeAll()
         }
+        // One window for all seconds (no allocation per second).
+        var window: [Double] = []
         for index in levels.indices where considered[index] {
-            let window = TimeWindow.values(
+            TimeWindow.collect(
                 around: index,
                 offsets: offsets,
                 values: levels,
                 considered: considered,
-                halfWidthSeconds: rules.dropoutHalfWindowSeconds
+                halfWidthSeconds: rules.dropoutHalfWindowSeconds,
+                into: &window
             )
-            if let runningMedian = RobustStatistics.median(window), runningMedian <= limit {
+            if let runningMedian = RobustStatistics.medianSortingInPlace(&window), runningMedian <= limit {
                 run.append(index)
             } else {
                 closeRun()

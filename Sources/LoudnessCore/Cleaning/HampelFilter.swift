@@ -18,18 +18,24 @@ public enum HampelFilter {
         rules: CleaningRules = CleaningRules()
     ) -> [Bool] {
         var flags = [Bool](repeating: false, count: levels.count)
+        // One window and one buffer of deviations for all seconds (no allocation per second).
+        var window: [Double] = []
+        var deviations: [Double] = []
         for index in levels.indices where considered[index] {
-            let window = TimeWindow.values(
+            TimeWindow.collect(
                 around: index,
                 offsets: offsets,
                 values: levels,
                 considered: considered,
-                halfWidthSeconds: rules.hampelHalfWindowSeconds
+                halfWidthSeconds: rules.hampelHalfWindowSeconds,
+                into: &window
             )
             guard window.count >= minimumWindowCount,
-                let centre = RobustStatistics.median(window),
-                let mad = RobustStatistics.medianAbsoluteDeviation(window)
+                let centre = RobustStatistics.medianSortingInPlace(&window)
             else { continue }
+            deviations.removeAll(keepingCapacity: true)
+            for value in window { deviations.append(abs(value - centre)) }
+            guard let mad = RobustStatistics.medianSortingInPlace(&deviations) else { continue }
             let scale = max(RobustStatistics.madToSigma * mad, rules.hampelScaleFloorDB)
             flags[index] = abs(levels[index] - centre) > rules.hampelThreshold * scale
         }

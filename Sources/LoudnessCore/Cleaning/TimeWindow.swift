@@ -4,18 +4,21 @@ enum TimeWindow {
     /// hair off whole seconds still fall inside the window they belong to.
     static let toleranceSeconds: Double = 0.5
 
-    /// `values(around:offsets:values:considered:halfWidthSeconds:)`: the considered values whose
-    /// offset lies within ±(halfWidth + 0.5 s) of the offset at `index`, the centre included.
-    static func values(
+    /// `collect(around:offsets:values:considered:halfWidthSeconds:into:)`: the considered values
+    /// whose offset lies within ±(halfWidth + 0.5 s) of the offset at `index`, the centre
+    /// included, into `window` (emptied first, its storage kept: the filters reuse one buffer for
+    /// every second of a session).
+    static func collect(
         around index: Int,
         offsets: [Double],
         values: [Double],
         considered: [Bool],
-        halfWidthSeconds: Double
-    ) -> [Double] {
+        halfWidthSeconds: Double,
+        into window: inout [Double]
+    ) {
+        window.removeAll(keepingCapacity: true)
         let reach = halfWidthSeconds + toleranceSeconds
         let centre = offsets[index]
-        var window: [Double] = []
         var before = index
         while before > 0, centre - offsets[before - 1] < reach {
             before -= 1
@@ -27,6 +30,5 @@ enum TimeWindow {
         for position in before...after where considered[position] {
             window.append(values[position])
         }
-        return window
     }
 }

@@ -17,6 +17,29 @@ public enum RobustStatistics {
         return (values[..<middle].max()! + upper) / 2
     }
 
+    /// ``median(_:)`` of `values`, sorting them in place: no allocation, which is what the
+    /// cleaning filters need for their small window at every second (insertion sort up to 32
+    /// values). The same value as ``median(_:)``, bit for bit: the middle one, or the same sum of
+    /// the two middle ones halved.
+    static func medianSortingInPlace(_ values: inout [Double]) -> Double? {
+        guard !values.isEmpty else { return nil }
+        if values.count <= 32 {
+            for i in 1..<values.count {
+                let value = values[i]
+                var j = i
+                while j > 0, values[j - 1] > value {
+                    values[j] = values[j - 1]
+                    j -= 1
+                }
+                values[j] = value
+            }
+        } else {
+            values.sort()
+        }
+        let middle = values.count / 2
+        return values.count % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2
+    }
+
     /// `medianAbsoluteDeviation(_:)`: MAD = median(|x − median(x)|), unscaled; `nil` when empty.
     public static func medianAbsoluteDeviation(_ values: [Double]) -> Double? {
         guard let centre = median(values) else { return nil }

@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+
+@testable import LoudnessCore
+
+/// The cleaning filters judge every second from a small window of its neighbours, reusing one
+/// buffer and sorting it in place (no allocation per second). These check that this gives the
+/// very same answers as the definitions written out plainly here — a window by filtering every
+/// sample by its distance in time, medians by `sorted()` — on random sessions with gaps,
+/// unconsidered seconds, repeated levels, dips and spikes.
+@Suite("Cleaning windows: in-place medians equal the plain definitions")
+struct CleaningWindowTests {
+    /// SplitMix64: a fixed sequence, the same on every run.
+    struct Random {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+        mutating func int(_ range: ClosedRange<Int>) -> Int {
+            range.lowerBound + Int(next() % UInt64(range.count))
+        }
+    }
+
+    /// The median by its definition: the middle of the sorted values, or the mean of the two.
+    static func plainMedian(_ values: [Double]) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
+    /// The considered levels within ±(half + 0.5) s of second `index`.
+    static func plainWindow(_ index: Int, offsets: [Double], levels: [Double], considered: [Bool], half: Double)
+        -> [Double]
+    {
+        levels.indices.filter { considered[$0] && abs(offsets[$0] - offsets[index]) < half + 0.5 }.map { levels[$0] }
+    }
+
+    /// A session: mostly one sample a second, some gaps; 0.1 dB levels with repeats, dips and
+    /// spikes; some seconds not considered.
+    static func session(_ random: inout Random) -> (offsets: [Double], levels: [Double], considered: [Bool]) {
+        let count = random.int(1...400)
+        var offsets: [Double] = []
+        var levels: [Double] = []
+        var considered: [Bool] = []
+        var offset = 0.0
+        var base = -40 + random.unit() * 30
+        for _ in 0..<count {
+            offsets.append(offset)
+            offset += random.unit() < 0.05 ? Double(random.int(2...20)) : 1
+            if random.unit() < 0.02 { base += random.unit() < 0.5 ? -15 : 15 }
+            var level = (base + (random.unit() - 0.5) * 6)
+            if random.unit() < 0.03 { level += 20 }
+            if random.unit() < 0.2 { level = levels.last ?? level }
+            levels.append((level * 10).rounded() / 10)
+            considered.append(random.unit() > 0.1)
+        }
+        return (offsets, levels, considered)
+    }
+
+    @Test("the in-place median equals the median of sorted() and RobustStatistics.median, bit for bit")
+    func medians() {
+        var random = Random(state: 27)
+        for _ in 0..<5_000 {
+            let count = random.int(1...70)
+            var values = (0..<count).map { _ in
+                random.unit() < 0.3 ? Double(random.int(-3...3)) : (random.unit() - 0.5) * 200
+            }
+            let plain = Self.plainMedian(values)
+            let selected = RobustStatistics.median(values)
+            let inPlace = RobustStatistics.medianSortingInPlace(&values)
+            #expect(inPlace?.bitPattern == plain?.bitPattern)
+            #expect(inPlace?.bitPattern == selected?.bitPattern)
+        }
+        var empty: [Double] = []
+        #expect(RobustStatistics.medianSortingInPlace(&empty) == nil)
+    }
+
+    @Test("spikes and dropouts are those of the plain definitions, on 300 random sessions")
+    func filters() {
+        var random = Random(state: 29)
+        let rules = CleaningRules()
+        var spikes = 0
+        var dropouts = 0
+        for _ in 0..<300 {
+            let (offsets, levels, considered) = Self.session(&random)
+            let found = HampelFilter.spikes(offsets: offsets, levels: levels, considered: considered, rules: rules)
+            var expected = [Bool](repeating: false, count: levels.count)
+            for index in levels.indices where considered[index] {
+                let window = Self.plainWindow(
+                    index, offsets: offsets, levels: levels, considered: considered,
+                    half: rules.hampelHalfWindowSeconds)
+                guard window.count >= HampelFilter.minimumWindowCount, let centre = Self.plainMedian(window),
+                    let mad = Self.plainMedian(window.map { abs($0 - centre) })
+                else { continue }
+                let scale = max(1.4826 * mad, rules.hampelScaleFloorDB)
+                expected[index] = abs(levels[index] - centre) > rules.hampelThreshold * scale
+            }
+            #expect(found == expected)
+            spikes += found.filter { $0 }.count
+
+            let dropped = DropoutDetector.dropouts(
+                offsets: offsets, levels: levels, considered: considered, rules: rules)
+            var candidates: [Int] = []
+            var flagged = [Bool](repeating: false, count: levels.count)
+            let session = Self.plainMedian(levels.indices.filter { considered[$0] }.map { levels[$0] })
+            for index in levels.indices where considered[index] {
+                let window = Self.plainWindow(
+                    index, offsets: offsets, levels: levels, considered: considered,
+                    half: rules.dropoutHalfWindowSeconds)
+                if let session, let running = Self.plainMedian(window), running <= session - rules.dropoutDepthDB {
+                    candidates.append(index)
+                } else {
+                    if candidates.count >= rules.dropoutMinimumRun { for i in candidates { flagged[i] = true } }
+                    candidates = []
+                }
+            }
+            if candidates.count >= rules.dropoutMinimumRun { for i in candidates { flagged[i] = true } }
+            #expect(dropped == flagged)
+            dropouts += dropped.filter { $0 }.count
+        }
+        // The sessions hold enough of each for the comparison to mean something.
+        #expect(spikes >= 300)
+        #expect(dropouts >= 100)
+    }
+}
