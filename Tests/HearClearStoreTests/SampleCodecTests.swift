@@ -16,7 +16,7 @@ struct SampleCodecTests {
     /// Decodes what `series` encodes to, and fails unless every value has the same bits.
     @discardableResult
     static func roundTrip(_ series: SampleSeries, sourceLocation: SourceLocation = #_sourceLocation) throws -> [UInt8] {
-        let bytes = SampleCodec.encode(series)
+        let bytes = try SampleCodec.encode(series)
         let back = try SampleCodec.decode(bytes)
         #expect(back.offsetsSeconds == series.offsetsSeconds, sourceLocation: sourceLocation)
         #expect(
@@ -123,7 +123,7 @@ struct SampleCodecTests {
         try Self.roundTrip(SampleSeries(offsetsSeconds: [], averageDBFS: [], peakDBFS: []))
         // Contiguous offsets cost nothing; a gap a few bytes.
         let levels = [Float](repeating: -30, count: 300)
-        let plain = SampleCodec.encode(
+        let plain = try SampleCodec.encode(
             SampleSeries(offsetsSeconds: Self.contiguous(300), averageDBFS: levels, peakDBFS: levels))
         var gapped = Self.contiguous(300)
         for i in 150..<300 { gapped[i] += 2 }
@@ -157,12 +157,12 @@ struct SampleCodecTests {
         }
     }
 
-    @Test("bytes it cannot have written are refused, never trusted")
+    @Test("bytes it cannot have written are refused, never trusted, and arrays that do not line up are not written")
     func corruptInput() throws {
         let levels = (0..<300).map { Self.stored(String(format: "%.1f", -40 + Double($0 % 17) / 10)) }
         var offsets = Self.contiguous(300)
         offsets[200] += 3
-        let bytes = SampleCodec.encode(
+        let bytes = try SampleCodec.encode(
             SampleSeries(
                 offsetsSeconds: offsets, averageDBFS: levels, peakDBFS: levels,
                 lceqDdB: [Int16](repeating: -300, count: 300),
@@ -172,6 +172,16 @@ struct SampleCodecTests {
         }
         #expect(throws: SampleCodecError.self) { try SampleCodec.decode(bytes + [0]) }
         #expect(throws: SampleCodecError.self) { try SampleCodec.decode([2] + bytes.dropFirst()) }
+        let misaligned = [
+            SampleSeries(offsetsSeconds: [0, 1], averageDBFS: [-30], peakDBFS: [-20, -20]),
+            SampleSeries(offsetsSeconds: [0], averageDBFS: [-30], peakDBFS: [-20], lceqDdB: []),
+            SampleSeries(offsetsSeconds: [0], averageDBFS: [-30], peakDBFS: [-20], bandIndexes: [1], bandsDdB: [1, 2]),
+            SampleSeries(offsetsSeconds: [0], averageDBFS: [-30], peakDBFS: [-20], bandIndexes: [1]),
+            SampleSeries(offsetsSeconds: [0], averageDBFS: [-30], peakDBFS: [-20], bandIndexes: [], bandsDdB: []),
+        ]
+        for series in misaligned {
+            #expect(throws: SampleCodecError.self) { try SampleCodec.encode(series) }
+        }
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<2_000 {
             let noise = (0..<Int.random(in: 0...64, using: &generator)).map { _ in UInt8.random(in: 0...255) }

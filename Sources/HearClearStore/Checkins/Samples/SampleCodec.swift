@@ -29,11 +29,14 @@ public struct SampleSeries: Sendable, Equatable {
 public enum SampleCodecError: Error, Equatable, CustomStringConvertible {
     case truncated
     case malformed(String)
+    /// Given to ``SampleCodec/encode(_:)``: arrays of different lengths.
+    case misaligned(String)
 
     public var description: String {
         switch self {
         case .truncated: "stored samples end too early"
         case .malformed(let why): "stored samples are malformed: \(why)"
+        case .misaligned(let what): "samples to store do not line up: \(what)"
         }
     }
 }
@@ -87,15 +90,26 @@ public enum SampleCodec {
         static let bands: UInt8 = 4
     }
 
-    /// The bytes of `series`. Its arrays must agree: as many averages, peaks and LCeqs as
-    /// offsets, and `bandsDdB` holding `bandIndexes.count` values a sample.
-    public static func encode(_ series: SampleSeries) -> [UInt8] {
+    /// The bytes of `series`. Its arrays must agree (else ``SampleCodecError/misaligned(_:)``):
+    /// as many averages, peaks and LCeqs as offsets, and `bandsDdB` holding `bandIndexes.count`
+    /// values a sample, with 1 … ``maxBands`` bands.
+    public static func encode(_ series: SampleSeries) throws -> [UInt8] {
         let n = series.offsetsSeconds.count
-        precondition(series.averageDBFS.count == n && series.peakDBFS.count == n, "samples that do not line up")
-        precondition(series.lceqDdB.map { $0.count == n } ?? true, "LCeq that does not line up")
-        precondition((series.bandIndexes == nil) == (series.bandsDdB == nil), "bands without levels")
         let bandCount = series.bandIndexes?.count ?? 0
-        precondition(series.bandsDdB.map { $0.count == n * bandCount } ?? true, "bands that do not line up")
+        guard series.averageDBFS.count == n && series.peakDBFS.count == n else {
+            throw SampleCodecError.misaligned(
+                "\(n) offsets, \(series.averageDBFS.count) averages, \(series.peakDBFS.count) peaks")
+        }
+        guard series.lceqDdB.map({ $0.count == n }) ?? true else {
+            throw SampleCodecError.misaligned("\(n) samples, \(series.lceqDdB?.count ?? 0) LCeq values")
+        }
+        guard (series.bandIndexes == nil) == (series.bandsDdB == nil),
+            series.bandIndexes.map({ (1...maxBands).contains($0.count) }) ?? true,
+            series.bandsDdB.map({ $0.count == n * bandCount }) ?? true
+        else {
+            throw SampleCodecError.misaligned(
+                "\(n) samples, \(bandCount) bands, \(series.bandsDdB?.count ?? 0) band levels")
+        }
 
         var out = SampleByteWriter()
         var flags: UInt8 = 0
