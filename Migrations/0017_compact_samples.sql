@@ -14,7 +14,8 @@
 -- own short transaction (SampleArraysCompaction): it encodes their arrays into `samples` and sets
 -- the arrays to NULL, so that each new row version is compact. 0018 then rewrites, with the
 -- table locked against writes, whatever a server of before this migration wrote meanwhile, and
--- drops the arrays. Stop servers of before 0017 first: they cannot read the rewritten rows.
+-- drops the arrays; 0019 validates its CHECKs. Stop servers of before 0017 first: they cannot
+-- read the rewritten rows.
 ALTER TABLE checkins
     ADD COLUMN samples bytea,
     ALTER COLUMN offsets_s DROP NOT NULL,

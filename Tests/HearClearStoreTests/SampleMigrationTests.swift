@@ -7,8 +7,8 @@ import Testing
 
 @testable import HearClearStore
 
-/// Migrations 0017 and 0018 rewrite the per-second arrays of existing check-ins into `samples`,
-/// losing nothing, in batches, and then drop the arrays.
+/// Migrations 0017–0019 rewrite the per-second arrays of existing check-ins into `samples`,
+/// losing nothing, in batches, then drop the arrays and check what is left.
 @Suite("Sample arrays compacted by migration")
 struct SampleMigrationTests {
     let logger = Logger(label: "test")
@@ -124,7 +124,7 @@ struct SampleMigrationTests {
 
             let applied = try await MigrationRunner(client: client, migrations: migrations, logger: logger).apply()
 
-            #expect(applied.prefix(2) == [17, 18])
+            #expect(applied.prefix(3) == [17, 18, 19])
             expectSame(try await stored(client), old)
             let columns = try await client.query(
                 """
@@ -133,6 +133,13 @@ struct SampleMigrationTests {
                 """
             ).decode(Int.self).first { _ in true }
             #expect(columns == 0)
+            let unvalidated = try await client.query(
+                """
+                SELECT count(*) FROM pg_constraint
+                WHERE conrelid = 'checkins'::regclass AND conname LIKE 'checkins_samples_%' AND NOT convalidated
+                """
+            ).decode(Int.self).first { _ in true }
+            #expect(unvalidated == 0, "0019 validated the CHECKs 0018 added")
             // The store reads them as it reads check-ins stored since.
             let checkin = try #require(old.first { !$0.removed && $0.series.lceqDdB != nil })
             let found = try #require(try await CheckinRepository(client: client, logger: logger).find(id: checkin.id))
@@ -149,12 +156,18 @@ struct SampleMigrationTests {
                 client: client, migrations: migrations.filter { $0.version <= 17 }, logger: logger
             )
             .apply()
+            let late = Self.oldCheckins(count: 25)
             try await client.withConnection { connection in
                 try await SampleArraysCompaction.preparation.before(connection, logger)
+                // An old server still running: it writes arrays and no samples.
+                try await Self.insertOld(late, on: client)
+
+                // 0018's transaction, on the runner's session, as the runner runs it.
+                try await connection.query("BEGIN", logger: logger)
+                try await SampleArraysCompaction.preparation.within(connection, logger)
+                try await connection.query("COMMIT", logger: logger)
             }
-            // An old server still running: it writes arrays and no samples.
-            let late = Self.oldCheckins(count: 25)
-            try await Self.insertOld(late, on: client)
+            #expect(try await client.count("checkins", where: "samples IS NULL AND samples_removed_at IS NULL") == 0)
 
             try await MigrationRunner(client: client, migrations: migrations, logger: logger).apply()
 
