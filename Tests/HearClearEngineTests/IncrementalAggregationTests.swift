@@ -49,12 +49,10 @@ struct IncrementalAggregationTests {
             #expect(try await client.count("checkins", where: "cleaned_at IS NOT NULL") == 3)
 
             // Raw samples changed behind the worker's back: a plain re-judgement does not read them.
-            try await client.query(
-                """
-                UPDATE checkins SET
-                    average_dbfs = ARRAY(SELECT (-10 + (i % 3) * 0.5)::real FROM generate_series(0, 119) i),
-                    peak_dbfs = array_fill(0::real, ARRAY[120])
-                """)
+            let changed = SampleSeries(
+                offsetsSeconds: (0..<120).map { $0 }, averageDBFS: (0..<120).map { Float(-10 + Double($0 % 3) * 0.5) },
+                peakDBFS: Array(repeating: 0, count: 120))
+            try await client.query("UPDATE checkins SET samples = \(try changed.column)")
             try await aggregator.recompute(venueID: venue)
             #expect(try await cellLevels(client, venue) == first)
 

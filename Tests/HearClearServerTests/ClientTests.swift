@@ -2,6 +2,7 @@ import AudioMetering
 import Foundation
 import HearClearClient
 import HearClearServerTestSupport
+import HearClearStore
 import HearClearTestSupport
 import PostgresNIO
 import Testing
@@ -102,12 +103,13 @@ struct ClientTests {
                 #expect(answer["status"] is String)
 
                 let rows = try await database.query(
-                    "SELECT source, sample_count, average_dbfs, utc_offsets_min, started_at FROM checkins WHERE id = \(UUID(uuidString: id)!)"
+                    "SELECT source, sample_count, samples, utc_offsets_min, started_at FROM checkins WHERE id = \(UUID(uuidString: id)!)"
                 )
                 var found = 0
-                for try await (source, count, averages, zones, startedAt) in rows.decode(
-                    (String, Int, [Float], [Int16], Date).self)
+                for try await (source, count, column, zones, startedAt) in rows.decode(
+                    (String, Int, ByteBuffer, [Int16], Date).self)
                 {
+                    let averages = try #require(try SampleSeries.column(column)).averageDBFS
                     found += 1
                     #expect(source == "v2")
                     #expect(count == 12)
@@ -155,11 +157,14 @@ struct ClientTests {
                 let id = try #require((answer["id"] as? String).flatMap(UUID.init(uuidString:)))
 
                 let rows = try await database.query(
-                    "SELECT average_dbfs, lceq_ddb, band_indexes, bands_ddb FROM checkins WHERE id = \(id)")
+                    "SELECT samples FROM checkins WHERE id = \(id)")
                 var found = 0
-                for try await (averages, lceq, bandIndexes, bands) in rows.decode(
-                    ([Float], [Int16], [Int16], [Int16]).self)
-                {
+                for try await column in rows.decode(ByteBuffer.self) {
+                    let samples = try #require(try SampleSeries.column(column))
+                    let averages = samples.averageDBFS
+                    let lceq = try #require(samples.lceqDdB)
+                    let bandIndexes = try #require(samples.bandIndexes)
+                    let bands = try #require(samples.bandsDdB)
                     found += 1
                     // average is the meter's A-weighted level, not its RMS.
                     #expect(averages.count == 12)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HearClearEngine
 import HearClearServerTestSupport
+import HearClearStore
 import HummingbirdTesting
 import NIOCore
 import Testing
@@ -42,16 +43,18 @@ struct IngestTests {
         }
     }
 
-    @Test("samples are stored as dBFS arrays of whole-second offsets")
+    @Test("samples are stored as dBFS of whole-second offsets, compact (migration 0017)")
     func storedArrays() async throws {
         try await withRouterApp { client, database in
             let object = Fixture.checkin(count: 12, average: -40)
             _ = try await Self.post(client, object)
 
             let rows = try await database.query(
-                "SELECT offsets_s, average_dbfs, peak_dbfs, utc_offsets_min FROM checkins"
+                "SELECT samples, utc_offsets_min FROM checkins"
             )
-            for try await (offsets, averages, peaks, zones) in rows.decode(([Int32], [Float], [Float], [Int16]).self) {
+            for try await (column, zones) in rows.decode((ByteBuffer, [Int16]).self) {
+                let samples = try #require(try SampleSeries.column(column))
+                let (offsets, averages, peaks) = (samples.offsetsSeconds, samples.averageDBFS, samples.peakDBFS)
                 #expect(offsets == Array(0..<12))
                 // Fixture: average + (second % 3) * 0.5, peak average + 13.3.
                 #expect(averages == (0..<12).map { Float(-40 + Double($0 % 3) * 0.5) })
@@ -88,7 +91,10 @@ struct IngestTests {
             #expect(response.status == .conflict)
             #expect(response.body.problemPointers == ["/id"])
             #expect(try await database.count("checkins") == 1)
-            #expect(try await database.count("checkins", where: "average_dbfs[1] = -30") == 1)
+            let stored = try await database.query("SELECT samples FROM checkins").decode(ByteBuffer.self)
+            for try await column in stored {
+                #expect(try SampleSeries.column(column)?.averageDBFS.first == -30)
+            }
         }
     }
 

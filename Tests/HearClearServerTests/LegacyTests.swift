@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HearClearServerTestSupport
+import HearClearStore
 import HummingbirdTesting
 import NIOCore
 import PostgresNIO
@@ -84,11 +85,13 @@ struct LegacyTests {
             #expect(resend.status == .ok)
             #expect(try await database.count("checkins") == 1, "the derived id makes a resend harmless")
             let rows = try await database.query(
-                "SELECT started_at, average_dbfs, peak_dbfs, source, zone_guessed, utc_offsets_min FROM checkins"
+                "SELECT started_at, samples, source, zone_guessed, utc_offsets_min FROM checkins"
             )
-            for try await (startedAt, averages, peaks, source, guessed, offsets) in rows.decode(
-                (Date, [Float], [Float], String, Bool, [Int16]).self
+            for try await (startedAt, column, source, guessed, offsets) in rows.decode(
+                (Date, ByteBuffer, String, Bool, [Int16]).self
             ) {
+                let samples = try #require(try SampleSeries.column(column))
+                let (averages, peaks) = (samples.averageDBFS, samples.peakDBFS)
                 #expect(startedAt == start)
                 // python3: 20*math.log10(0.03) == -30.457574905606752; 20*math.log10(0.12) == -18.416375079047505
                 #expect(averages.allSatisfy { abs($0 - -30.457575) < 0.0001 })

@@ -190,10 +190,11 @@ struct SoundCharacterAPITests {
             }
 
             let rows = try await database.query(
-                "SELECT id, lceq_ddb, band_indexes, bands_ddb FROM checkins ORDER BY received_at")
+                "SELECT id, samples FROM checkins ORDER BY received_at")
             var stored: [UUID: ([Int16]?, [Int16]?, [Int16]?)] = [:]
-            for try await (id, lceq, indexes, bands) in rows.decode((UUID, [Int16]?, [Int16]?, [Int16]?).self) {
-                stored[id] = (lceq, indexes, bands)
+            for try await (id, column) in rows.decode((UUID, ByteBuffer).self) {
+                let samples = try #require(try SampleSeries.column(column))
+                stored[id] = (samples.lceqDdB, samples.bandIndexes, samples.bandsDdB)
             }
             let samples = full["samples"] as! [JSONObject]
             let first = try #require(stored[UUID(uuidString: full["id"] as! String)!])

@@ -13,6 +13,8 @@ struct AdminQueryPlanTests {
     static let logger = Logger(label: "test")
 
     static func seed(_ client: PostgresClient) async throws {
+        let oneSample = try SampleSeries(offsetsSeconds: [0], averageDBFS: [-30], peakDBFS: [-20]).column
+            .readableBytesView.map { String(format: "%02x", $0) }.joined()
         let statements = [
             """
             INSERT INTO venues (external_id, name, latitude, longitude, created_at)
@@ -25,11 +27,11 @@ struct AdminQueryPlanTests {
             """,
             """
             INSERT INTO checkins (id, venue_id, device_id, source, received_at, started_at, ended_at, sample_count,
-                                  offsets_s, utc_offsets_min, average_dbfs, peak_dbfs, receipt_status, status,
+                                  samples, utc_offsets_min, receipt_status, status,
                                   level_dbfs, valid_seconds)
             SELECT gen_random_uuid(), v.first + i % 10000, d.first + i % 20000, 'v2',
                    now() - make_interval(secs => i), now() - make_interval(secs => i + 60),
-                   now() - make_interval(secs => i), 1, '{0}', '{0}', '{-30}', '{-20}', 'pending',
+                   now() - make_interval(secs => i), 1, '\\x\(oneSample)', '{0}', 'pending',
                    CASE WHEN i % 5 = 0 THEN 'outlier' ELSE 'included' END, -30, 1
             FROM generate_series(1, 200000) i,
                  (SELECT min(id) AS first FROM venues) v, (SELECT min(id) AS first FROM devices) d

@@ -45,12 +45,13 @@ public struct CheckinSubmission: Sendable, Equatable {
     public var averageDBFS: [Float]
     public var peakDBFS: [Float]
     public var zoneGuessed: Bool
-    /// Each sample's LCeq, 0.1 dB (dBFS × 10); nil when the check-in carries none (`lceq_ddb`).
+    /// Each sample's LCeq, 0.1 dB (dBFS × 10); nil when the check-in carries none. Stored with the
+    /// levels in `checkins.samples` (migration 0017).
     public var lceqDdB: [Int16]?
     /// The third-octave bands every sample carries, ascending numbers 0 (50 Hz) … 23 (10 kHz);
-    /// nil for none (`band_indexes`).
+    /// nil for none.
     public var bandIndexes: [Int16]?
-    /// Their levels, 0.1 dB, sample-major (`bands_ddb`); nil for none.
+    /// Their levels, 0.1 dB, sample-major; nil for none.
     public var bandsDdB: [Int16]?
     /// What the phone's own classifier heard (v2 only); nil when it sent none (`classes_*`).
     public var classes: PhoneClasses?

@@ -52,14 +52,9 @@ public struct AggregationRepository: Sendable {
                    (COALESCE(o.offset_db, 0) + COALESCE(e.offset_db, 0))::float8, c.receipt_reasons,
                    c.cleaned_at IS NOT NULL, c.clean_exclusion, COALESCE(c.valid_seconds, 0), c.level_dbfs, c.status,
                    c.reasons,
-                   CASE WHEN c.cleaned_at IS NULL THEN c.offsets_s END,
+                   CASE WHEN c.cleaned_at IS NULL THEN c.samples END,
                    CASE WHEN c.cleaned_at IS NULL THEN c.utc_offsets_min END,
-                   CASE WHEN c.cleaned_at IS NULL THEN c.average_dbfs END,
-                   CASE WHEN c.cleaned_at IS NULL THEN c.peak_dbfs END,
                    a.decision,
-                   CASE WHEN c.cleaned_at IS NULL THEN c.lceq_ddb END,
-                   CASE WHEN c.cleaned_at IS NULL THEN c.band_indexes END,
-                   CASE WHEN c.cleaned_at IS NULL THEN c.bands_ddb END,
                    CASE WHEN c.cleaned_at IS NULL THEN c.class_window_offsets_s END,
                    CASE WHEN c.cleaned_at IS NULL THEN c.class_window_seconds END,
                    CASE WHEN c.cleaned_at IS NULL THEN c.class_window_classes END
@@ -89,14 +84,9 @@ public struct AggregationRepository: Sendable {
             let level: Float? = try column.next()
             let status = try CheckinStatus(stored: try column.next())
             let reasons = try column.next([String].self).map(JudgementReason.init(rawValue:))
-            let offsets: [Int32]? = try column.next()
+            let samples = try SampleSeries.column(try column.next(ByteBuffer?.self))
             let zones: [Int16]? = try column.next()
-            let averages: [Float]? = try column.next()
-            let peaks: [Float]? = try column.next()
             let adminDecision: String? = try column.next()
-            let lceq: [Int16]? = try column.next()
-            let bandIndexes: [Int16]? = try column.next()
-            let bands: [Int16]? = try column.next()
             let classOffsets: [Int32]? = try column.next()
             let classSeconds: [Int16]? = try column.next()
             let classIndexes: [Int16]? = try column.next()
@@ -106,10 +96,11 @@ public struct AggregationRepository: Sendable {
                 stored = .init(
                     cleanExclusion: cleanExclusion, validSeconds: validSeconds, levelDBFS: level.map(Double.init),
                     status: status, reasons: reasons, hours: hours[id] ?? [])
-            } else if let offsets, let zones, let averages, let peaks {
+            } else if let samples, let zones {
                 raw = .init(
-                    offsetsSeconds: offsets, utcOffsetsMinutes: zones, averageDBFS: averages,
-                    peakDBFS: peaks, lceqDdB: lceq, bandIndexes: bandIndexes, bandsDdB: bands,
+                    offsetsSeconds: samples.offsetsSeconds, utcOffsetsMinutes: zones, averageDBFS: samples.averageDBFS,
+                    peakDBFS: samples.peakDBFS, lceqDdB: samples.lceqDdB, bandIndexes: samples.bandIndexes,
+                    bandsDdB: samples.bandsDdB,
                     phoneClasses: try Self.phoneClasses(
                         offsets: classOffsets, seconds: classSeconds, classes: classIndexes))
             }

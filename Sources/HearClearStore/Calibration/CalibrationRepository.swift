@@ -346,15 +346,17 @@ extension CalibrationRepository {
     public func checkinSeconds(id: UUID) async throws -> (model: String?, seconds: [Int64: Double])? {
         let rows = try await client.query(
             """
-            SELECT d.model, c.started_at, c.offsets_s, c.average_dbfs
+            SELECT d.model, c.started_at, c.samples
             FROM checkins c JOIN devices d ON d.id = c.device_id
             WHERE c.id = \(id)
             """,
             logger: logger)
-        for try await (model, start, offsets, averages) in rows.decode((String?, Date, [Int32], [Float]).self) {
+        for try await (model, start, column) in rows.decode((String?, Date, ByteBuffer?).self) {
+            // None once the retention removed them.
+            let samples = try SampleSeries.column(column) ?? .removed
             var seconds: [Int64: Double] = [:]
             let origin = start.timeIntervalSince1970
-            for (offset, level) in zip(offsets, averages) {
+            for (offset, level) in zip(samples.offsetsSeconds, samples.averageDBFS) {
                 seconds[Int64((origin + Double(offset)).rounded(.down))] = Double(level)
             }
             return (model, seconds)

@@ -21,10 +21,10 @@ extension CheckinRepository {
     }
 
     static let storedColumns = """
-        SELECT c.id, v.external_id, d.client_id, d.model, c.source, c.started_at, c.offsets_s,
-               c.average_dbfs, c.peak_dbfs, c.location_accuracy_m, c.distance_m, c.status, c.reasons, c.level_dbfs,
+        SELECT c.id, v.external_id, d.client_id, d.model, c.source, c.started_at, c.samples,
+               c.location_accuracy_m, c.distance_m, c.status, c.reasons, c.level_dbfs,
                c.valid_seconds, c.judged_at, c.zone_guessed, c.receipt_status, c.receipt_reasons, c.received_at,
-               c.utc_offsets_min, c.lceq_ddb, c.band_indexes, c.bands_ddb, c.sample_count, c.ended_at,
+               c.utc_offsets_min, c.sample_count, c.ended_at,
                c.samples_removed_at, c.classes_classifier, c.classes_classifier_version, c.classes_vocabulary,
                c.class_window_offsets_s, c.class_window_seconds, c.class_window_classes, c.class_top_counts,
                c.class_top_labels, c.class_top_permille
@@ -42,9 +42,8 @@ extension CheckinRepository {
             let deviceModel: String? = try c.next()
             let source: String = try c.next()
             let startedAt: Date = try c.next()
-            let offsets: [Int32] = try c.next()
-            let averages: [Float] = try c.next()
-            let peaks: [Float] = try c.next()
+            // NULL once the retention removed them (then `samplesRemovedAt` says when).
+            let samples = try SampleSeries.column(try c.next(ByteBuffer?.self)) ?? .removed
             let accuracy: Double? = try c.next()
             let distance: Double? = try c.next()
             let status = try CheckinStatus(stored: try c.next())
@@ -57,9 +56,6 @@ extension CheckinRepository {
             let receiptReasons: [String] = try c.next()
             let receivedAt: Date = try c.next()
             let zones: [Int16] = try c.next()
-            let lceq: [Int16]? = try c.next()
-            let bandIndexes: [Int16]? = try c.next()
-            let bands: [Int16]? = try c.next()
             let sampleCount: Int = try c.next()
             let endedAt: Date = try c.next()
             let samplesRemovedAt: Date? = try c.next()
@@ -71,12 +67,13 @@ extension CheckinRepository {
             )
             let checkin = StoredCheckin(
                 id: id, venueExternalID: venueExternalID, deviceID: deviceID, deviceModel: deviceModel,
-                source: CheckinSource(rawValue: source) ?? .v2, startedAt: startedAt, offsetsSeconds: offsets,
-                utcOffsetsMinutes: zones, averageDBFS: averages, peakDBFS: peaks, locationAccuracyMetres: accuracy,
+                source: CheckinSource(rawValue: source) ?? .v2, startedAt: startedAt,
+                offsetsSeconds: samples.offsetsSeconds, utcOffsetsMinutes: zones, averageDBFS: samples.averageDBFS,
+                peakDBFS: samples.peakDBFS, locationAccuracyMetres: accuracy,
                 distanceMetres: distance, status: status, reasons: reasons.map(JudgementReason.init(rawValue:)),
                 levelDBFS: level,
                 validSeconds: validSeconds, judgedAt: judgedAt, zoneGuessed: zoneGuessed, receipt: receipt,
-                lceqDdB: lceq, bandIndexes: bandIndexes, bandsDdB: bands
+                lceqDdB: samples.lceqDdB, bandIndexes: samples.bandIndexes, bandsDdB: samples.bandsDdB
             )
             var stored = checkin
             stored.endedAt = endedAt

@@ -79,7 +79,7 @@ public struct CheckinRepository: Sendable {
     ) async throws -> CheckinReceipt? {
         let verdict = firstJudgement(venue)
         let rows = try await connection.query(
-            Self.insertQuery(submission, venueID: venue.id, deviceID: deviceID, verdict: verdict), logger: logger)
+            try Self.insertQuery(submission, venueID: venue.id, deviceID: deviceID, verdict: verdict), logger: logger)
         guard
             let (receivedAt, status, reasons) = try await rows.decode((Date, String, [String]).self).first(where: {
                 _ in true
@@ -106,7 +106,8 @@ public struct CheckinRepository: Sendable {
 
     static func insertQuery(
         _ s: CheckinSubmission, venueID: Int64, deviceID: Int64, verdict: IntakeRule.Verdict
-    ) -> PostgresQuery {
+    ) throws -> PostgresQuery {
+        let samples = try SampleSeries(s).column
         let status = verdict.status.rawValue
         let reasons = verdict.reasons.map(\.rawValue)
         let classes = s.classes
@@ -131,16 +132,15 @@ public struct CheckinRepository: Sendable {
                 FROM clash),
             inserted AS (
                 INSERT INTO checkins (
-                    id, venue_id, device_id, source, started_at, ended_at, sample_count, offsets_s, utc_offsets_min,
-                    average_dbfs, peak_dbfs, zone_guessed, location_accuracy_m, distance_m, receipt_status, receipt_reasons, status, reasons, lceq_ddb,
-                    band_indexes, bands_ddb, classes_classifier, classes_classifier_version, classes_vocabulary,
+                    id, venue_id, device_id, source, started_at, ended_at, sample_count, samples, utc_offsets_min,
+                    zone_guessed, location_accuracy_m, distance_m, receipt_status, receipt_reasons, status, reasons,
+                    classes_classifier, classes_classifier_version, classes_vocabulary,
                     class_window_offsets_s, class_window_seconds, class_window_classes, class_top_counts,
                     class_top_labels, class_top_permille)
                 SELECT
                     \(s.id), \(venueID), \(deviceID), \(s.source.rawValue), \(s.startedAt), \(s.endedAt),
-                    \(s.offsetsSeconds.count), \(s.offsetsSeconds), \(s.utcOffsetsMinutes), \(s.averageDBFS),
-                    \(s.peakDBFS), \(s.zoneGuessed), \(s.location?.accuracyMetres), \(verdict.distanceMetres), v.status, v.reasons, v.status, v.reasons,
-                    \(s.lceqDdB)::smallint[], \(s.bandIndexes)::smallint[], \(s.bandsDdB)::smallint[],
+                    \(s.offsetsSeconds.count), \(samples), \(s.utcOffsetsMinutes),
+                    \(s.zoneGuessed), \(s.location?.accuracyMetres), \(verdict.distanceMetres), v.status, v.reasons, v.status, v.reasons,
                     \(classes?.classifierName)::text, \(classes?.classifierVersion)::text,
                     \(classes?.vocabulary.rawValue)::text, \(windows?.map(\.offsetSeconds))::integer[],
                     \(windows?.map(\.seconds))::smallint[], \(windows?.map { Int16($0.soundClass.index) })::smallint[],

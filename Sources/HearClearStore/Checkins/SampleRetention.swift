@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// Removes the per-second samples of check-ins older than the retention (migration 0015): what
+/// Removes the per-second samples of check-ins older than the retention (migrations 0015, 0017): what
 /// re-cleaning needs, once their cleaning is stored and the method has had its time to change.
 public struct SampleRetention: Sendable {
     let client: PostgresClient
@@ -16,7 +16,7 @@ public struct SampleRetention: Sendable {
     /// What one pass removed.
     public struct Pass: Sendable, Equatable {
         public var checkins = 0
-        /// The arrays' stored size before (`pg_column_size`: after TOAST compression).
+        /// The samples' and class windows' stored size before (`pg_column_size`: after TOAST compression).
         public var bytes = 0
     }
 
@@ -28,9 +28,7 @@ public struct SampleRetention: Sendable {
             let rows = try await client.query(
                 """
                 WITH chosen AS (
-                    SELECT id, coalesce(pg_column_size(offsets_s), 0) + coalesce(pg_column_size(average_dbfs), 0)
-                             + coalesce(pg_column_size(peak_dbfs), 0) + coalesce(pg_column_size(lceq_ddb), 0)
-                             + coalesce(pg_column_size(band_indexes), 0) + coalesce(pg_column_size(bands_ddb), 0)
+                    SELECT id, coalesce(pg_column_size(samples), 0)
                              + coalesce(pg_column_size(class_window_offsets_s), 0)
                              + coalesce(pg_column_size(class_window_seconds), 0)
                              + coalesce(pg_column_size(class_window_classes), 0)
@@ -42,8 +40,7 @@ public struct SampleRetention: Sendable {
                     WHERE samples_removed_at IS NULL AND cleaned_at IS NOT NULL AND received_at < \(cutoff)
                     ORDER BY received_at LIMIT \(batch) FOR UPDATE SKIP LOCKED),
                 stripped AS (
-                    UPDATE checkins c SET offsets_s = '{}', average_dbfs = '{}', peak_dbfs = '{}', lceq_ddb = NULL,
-                                          band_indexes = NULL, bands_ddb = NULL, class_window_offsets_s = NULL,
+                    UPDATE checkins c SET samples = NULL, class_window_offsets_s = NULL,
                                           class_window_seconds = NULL, class_window_classes = NULL,
                                           class_top_counts = NULL, class_top_labels = NULL,
                                           class_top_permille = NULL, samples_removed_at = now()

@@ -3,7 +3,8 @@ import Logging
 import PostgresNIO
 
 /// Applies `Migrations/*.sql` in order, each in its own transaction, under an advisory lock so
-/// two servers starting together do not race. Each applied file is recorded with its MD5
+/// two servers starting together do not race. A file may need work in code first
+/// (``MigrationPreparation``). Each applied file is recorded with its MD5
 /// (computed by PostgreSQL); an applied file that later changed is refused.
 public struct MigrationRunner: Sendable {
     /// Advisory lock key: "HEARCL" in ASCII.
@@ -78,8 +79,11 @@ public struct MigrationRunner: Sendable {
     }
 
     private func run(_ migration: Migration, checksum: String, on connection: PostgresConnection) async throws {
+        let preparation = MigrationPreparation.byFile[migration.name]
+        if let preparation { try await preparation.before(connection, logger) }
         try await connection.query("BEGIN", logger: logger)
         do {
+            if let preparation { try await preparation.within(connection, logger) }
             for statement in SQLScript.statements(migration.sql) {
                 do {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)

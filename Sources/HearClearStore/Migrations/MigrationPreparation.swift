@@ -1,0 +1,19 @@
+import Logging
+import PostgresNIO
+
+/// Work in code that a migration file needs done first, for what SQL alone cannot do without a
+/// long lock (``SampleArraysCompaction``, before 0018). Both parts must be idempotent: a run
+/// stopped half-way is run again whole.
+public struct MigrationPreparation: Sendable {
+    public typealias Step = @Sendable (PostgresConnection, Logger) async throws -> Void
+
+    /// Run before the file's transaction, with no transaction open: it opens its own, short ones.
+    let before: Step
+    /// Run in the file's transaction, before its statements.
+    let within: Step
+
+    /// The preparations, by the name of the file they prepare.
+    static let byFile: [String: MigrationPreparation] = [
+        "0018_sample_arrays_dropped.sql": SampleArraysCompaction.preparation
+    ]
+}
