@@ -10,7 +10,7 @@ SOUND_CHARACTER_DIR ?= $(or $(TMPDIR),/tmp)/hearclear-sound-character
 # Where scripts/sound-character/real.py keeps the Debian packages it fetches and the real set it cuts.
 SOUND_CHARACTER_REAL_DIR ?= $(or $(TMPDIR),/tmp)/hearclear-sound-real
 
-.PHONY: deps build release run test test-under-load contract pages-browser generate sound-character sound-character-real format loadtest clean
+.PHONY: deps build release run test test-under-load contract pages-browser generate sound-character sound-character-real format loadtest ingest-ceiling clean
 
 deps:
 	@./scripts/deps.sh
@@ -78,6 +78,10 @@ format:
 # Needs a server running (`make run` in another terminal, or a release build for real numbers).
 loadtest: release
 	.build/release/hearclear-bench loadtest ingest --url http://127.0.0.1:8080 --clients 32 --duration 30
+
+# The server's ingest beside raw COPY of the same rows, in one run on a scratch server.
+ingest-ceiling: release
+	scripts/ingest-ceiling.sh 16 20
 
 clean:
 	rm -rf .build .build-generator
