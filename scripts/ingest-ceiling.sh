@@ -42,10 +42,12 @@ best=0
 for round in 1 2 3; do
     q -c "TRUNCATE ingest_ceiling" -c "CHECKPOINT" >/dev/null
     start=$(date +%s.%N)
+    copies=()
     for part in "$data"/part-*; do
         q -c "\\copy ingest_ceiling FROM '$part'" >/dev/null &
+        copies+=($!)
     done
-    wait
+    wait "${copies[@]}"  # these alone: the server is a child of this shell too
     end=$(date +%s.%N)
     copied=$(q -c "SELECT count(*) FROM ingest_ceiling")
     rate=$(python3 -c "print(round($copied / ($end - $start), 1))")
