@@ -81,6 +81,25 @@ struct CleaningWindowTests {
         #expect(RobustStatistics.medianSortingInPlace(&empty) == nil)
     }
 
+    @Test("a median at or under a limit, told by counting, is the median's answer, also with exactly half under")
+    func countingAgainstTheMedian() {
+        var random = Random(state: 31)
+        var exactlyHalf = 0
+        for _ in 0..<20_000 {
+            let count = random.int(1...16)
+            let limit = Double(random.int(-400 ... -300)) / 10
+            // Levels near the limit (on it too), so that every case of the count comes up.
+            let levels = (0..<count).map { _ in limit + Double(random.int(-30...30)) / 10 }
+            let considered = levels.map { _ in true }
+            let atOrUnder = levels.filter { $0 <= limit }.count
+            if count % 2 == 0, atOrUnder * 2 == count { exactlyHalf += 1 }
+            let counted = DropoutDetector.medianIsAtOrUnder(
+                limit, count: count, atOrUnder: atOrUnder, window: 0...(count - 1), levels, considered)
+            #expect(counted == (Self.plainMedian(levels)! <= limit), "\(levels) against \(limit)")
+        }
+        #expect(exactlyHalf >= 500)
+    }
+
     @Test("spikes and dropouts are those of the plain definitions, on 300 random sessions")
     func filters() {
         var random = Random(state: 29)

@@ -25,18 +25,31 @@ public enum DropoutDetector {
             }
             run.removeAll()
         }
-        // One window for all seconds (no allocation per second).
-        var window: [Double] = []
+        // Whether a window's median is at or under the limit needs no median: only how many of
+        // its values are at or under it (the same answer as the median's, bit for bit; the
+        // tests compare). The window slides: its bounds only move forward as offsets increase.
+        let reach = rules.dropoutHalfWindowSeconds + TimeWindow.toleranceSeconds
+        var low = 0
+        var high = -1
+        var count = 0
+        var atOrUnder = 0
         for index in levels.indices where considered[index] {
-            TimeWindow.collect(
-                around: index,
-                offsets: offsets,
-                values: levels,
-                considered: considered,
-                halfWidthSeconds: rules.dropoutHalfWindowSeconds,
-                into: &window
-            )
-            if let runningMedian = RobustStatistics.medianSortingInPlace(&window), runningMedian <= limit {
+            let centre = offsets[index]
+            while high + 1 < offsets.count, offsets[high + 1] - centre < reach {
+                high += 1
+                if considered[high] {
+                    count += 1
+                    if levels[high] <= limit { atOrUnder += 1 }
+                }
+            }
+            while centre - offsets[low] >= reach {
+                if considered[low] {
+                    count -= 1
+                    if levels[low] <= limit { atOrUnder -= 1 }
+                }
+                low += 1
+            }
+            if medianIsAtOrUnder(limit, count: count, atOrUnder: atOrUnder, window: low...high, levels, considered) {
                 run.append(index)
             } else {
                 closeRun()
@@ -44,5 +57,27 @@ public enum DropoutDetector {
         }
         closeRun()
         return flags
+    }
+
+    /// Whether the median of the window's `count` considered levels is at or under `limit`, given
+    /// how many of them are (`atOrUnder`). Odd counts: the middle value is, exactly when more than
+    /// half are. Even counts: both middle values are when more than half are, neither when fewer
+    /// than half; with exactly half, the middle two are the largest at or under the limit and the
+    /// smallest over it, and their mean is computed as ``RobustStatistics/median(_:)`` does.
+    static func medianIsAtOrUnder(
+        _ limit: Double, count: Int, atOrUnder: Int, window: ClosedRange<Int>, _ levels: [Double],
+        _ considered: [Bool]
+    ) -> Bool {
+        guard count > 0 else { return false }
+        if count % 2 == 1 { return atOrUnder >= (count + 1) / 2 }
+        if atOrUnder > count / 2 { return true }
+        if atOrUnder < count / 2 { return false }
+        var lower = -Double.infinity
+        var upper = Double.infinity
+        for position in window where considered[position] {
+            let level = levels[position]
+            if level <= limit { lower = max(lower, level) } else { upper = min(upper, level) }
+        }
+        return (lower + upper) / 2 <= limit
     }
 }
