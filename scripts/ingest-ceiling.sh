@@ -29,7 +29,7 @@ q() { "$psql" -h "$socket" -p "$pgport" -U hearclear -d postgres -X -At -v ON_ER
 echo "== the server: GET /health, then check-ins"
 "$bench" loadtest ingest --url "$base" --clients "$clients" --duration "$seconds" --probe-interval 0 --health \
     | tee "$data/ingest.txt"
-server=$(sed -n 's/^throughput: \([0-9.]*\) check-ins\/s.*/\1/p' "$data/ingest.txt")
+ingest=$(sed -n 's/^throughput: \([0-9.]*\) check-ins\/s.*/\1/p' "$data/ingest.txt")
 health=$(sed -n 's/^health: .*, \([0-9.]*\) requests\/s.*/\1/p' "$data/ingest.txt")
 
 echo "== COPY of the same rows into a table of the same shape"
@@ -55,7 +55,7 @@ for round in 1 2 3; do
     best=$(python3 -c "print(max($best, $rate))")
 done
 q -c "DROP TABLE ingest_ceiling"
-python3 - "$server" "$best" "$health" "$rows" <<'EOF'
+python3 - "$ingest" "$best" "$health" "$rows" <<'EOF'
 import sys
 server, copy, health, rows = (float(x) for x in sys.argv[1:])
 print(f"== {int(rows)} check-ins of 300 samples; GET /health alone {health:.0f}/s")
