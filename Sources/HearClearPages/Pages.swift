@@ -6,7 +6,8 @@ import LoudnessCore
 
 /// The pages for people at `/` (docs/ARCHITECTURE.md, "Pages for people"): "Find a quiet place",
 /// a venue's page with its week, the week as SVG, and the "this was wrong" form. Server-rendered
-/// HTML from `Pages/`, no JavaScript, no resources from elsewhere. Reads go through the engine as
+/// HTML from `Pages/` that works without JavaScript (`pages.js` adds "Near me" and the optional
+/// map), nothing from elsewhere but a map's tiles. Reads go through the engine as
 /// the API's do; a report goes through `reports`, which the server gives the API's validation and
 /// rate limits.
 public struct Pages: Sendable {
