@@ -7,7 +7,8 @@ import Hummingbird
 /// form when it is over the compression threshold, and the strong ETag of each (the gzip'd one is
 /// the plain one's with `-gzip`, as ``ResponseCompressionMiddleware`` names it).
 struct EncodedAnswer: Sendable {
-    let json: ByteBuffer
+    /// The body as it is (JSON, HTML, SVG).
+    let plain: ByteBuffer
     let gzipped: ByteBuffer?
     let eTag: String
     let contentType: String
@@ -22,11 +23,11 @@ struct EncodedAnswer: Sendable {
     init(body data: some Collection<UInt8>, contentType: String, headers: HTTPFields) throws {
         let data = Array(data)
         eTag = EntityTag.strong(for: data)
-        json = ByteBuffer(bytes: data)
+        plain = ByteBuffer(bytes: data)
         self.contentType = contentType
         self.headers = headers
         if data.count > ResponseCompressionMiddleware<AppRequestContext>.threshold {
-            var source = json
+            var source = plain
             gzipped = try source.compress(with: .gzip())
         } else {
             gzipped = nil
@@ -36,7 +37,7 @@ struct EncodedAnswer: Sendable {
     var gzipETag: String { EntityTag.gzipped(eTag) }
 
     /// Bytes held: both bodies.
-    var bytes: Int { json.readableBytes + (gzipped?.readableBytes ?? 0) }
+    var bytes: Int { plain.readableBytes + (gzipped?.readableBytes ?? 0) }
 
     /// The answer to `request`: gzip'd when the client accepts it (never for HEAD, as the
     /// middleware does), or 304 when `If-None-Match` names this representation's tag.
@@ -56,6 +57,6 @@ struct EncodedAnswer: Sendable {
         headers[.eTag] = tag
         headers[.cacheControl] = cacheControl
         if gzip { headers[.contentEncoding] = "gzip" }
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: gzip ? gzipped! : json))
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: gzip ? gzipped! : plain))
     }
 }
