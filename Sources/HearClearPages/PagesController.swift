@@ -150,12 +150,12 @@ struct PagesController: Sendable {
         return calendar.nextDate(after: date, matching: components, matchingPolicy: .nextTime) ?? date
     }
 
-    /// The venue-local hour of `date` by the venue's zone (UTC for a venue without a zone, or a zone
-    /// Foundation does not know: a guess, only for which hour its strip shows).
+    /// The venue-local hour of `date` by the venue's zone, as the search index's clock tells it
+    /// (UTC for a venue without a zone, or a zone Foundation does not know: a guess, only for
+    /// which hour its strip shows).
     static func localHour(of venue: Venue, at date: Date) -> Int {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = venue.timezone.flatMap { TimeZone(identifier: $0) } ?? .gmt
-        return calendar.component(.hour, from: date)
+        let clock = venue.timezone.flatMap(VenueClock.init(timeZoneIdentifier:)) ?? VenueClock(utcOffsetMinutes: 0)
+        return clock.localHour(at: date).hour
     }
 
     static func result(_ hit: VenueFinder.Hit, cell: LoudnessReads.Cell?, showDistance: Bool) -> [String: Any] {

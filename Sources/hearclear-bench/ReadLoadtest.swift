@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import HearClearCLI
 import Histogram
+import LoudnessCore
 import NIOCore
 import NIOFoundationCompat
 

@@ -4,6 +4,7 @@ import Foundation
 import HearClearCLI
 import HearClearEngine
 import Histogram
+import LoudnessCore
 import NIOCore
 import NIOFoundationCompat
 

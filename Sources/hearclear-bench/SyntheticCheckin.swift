@@ -1,5 +1,6 @@
 import Foundation
 import HearClearEngine
+import LoudnessCore
 
 /// Realistic check-in bodies for benchmarks. Each venue has its own level, from -50 to -20 dBFS;
 /// each device its own bias (about ±2 dB); each check-in its own evening (about ±1 dB), and its
@@ -122,19 +123,4 @@ struct SyntheticCheckin {
         let sign = tenths < 0 ? "-" : ""
         return "\(sign)\(abs(tenths) / 10).\(abs(tenths) % 10)"
     }
-}
-
-/// SplitMix64: a small, fast, seedable generator (Steele, Lea and Flood 2014).
-struct SplitMix64 {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

@@ -18,23 +18,6 @@ import Testing
 /// and PostgreSQL decides "within the radius" by `<->` too.
 @Suite("Search index: the same answers as PostGIS")
 struct SearchIndexEquivalenceTests {
-    /// A deterministic generator (SplitMix64), so that a failure can be replayed.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-        mutating func int(_ range: ClosedRange<Int>) -> Int {
-            range.lowerBound + Int(next() % UInt64(range.count))
-        }
-        mutating func chance(_ p: Double) -> Bool { unit() < p }
-        mutating func pick<T>(_ items: [T]) -> T { items[int(0...(items.count - 1))] }
-    }
 
     /// A place venues are spread around: centre, spread (degrees of latitude), zones to choose from.
     struct Town {
@@ -70,7 +53,7 @@ struct SearchIndexEquivalenceTests {
 
     /// Writes `count` venues per town, their cells and counts, and `venue_levels` as the worker
     /// builds it (`refresh_venue_levels`), plus UTC offsets for some venues without a zone.
-    static func seed(_ client: PostgresClient, random: inout Random, perTown count: Int) async throws -> Seeded {
+    static func seed(_ client: PostgresClient, random: inout SplitMix64, perTown count: Int) async throws -> Seeded {
         var ids: [String] = []
         var names: [String] = []
         var latitudes: [Double] = []
@@ -140,7 +123,7 @@ struct SearchIndexEquivalenceTests {
         for id in ids {
             if random.chance(0.7) {
                 countVenues.append(id)
-                counts.append(Int64(random.int(0...500)))
+                counts.append(Int64(random.int(in: 0...500)))
             }
             guard random.chance(0.6) else { continue }
             let base = 50 + random.unit() * 35
@@ -155,7 +138,7 @@ struct SearchIndexEquivalenceTests {
                 levels.append(level)
                 lows.append(level - Float(random.unit() * 5))
                 highs.append(level + Float(random.unit() * 5))
-                let people = measured ? Int32(random.int(1...9)) : 0
+                let people = measured ? Int32(random.int(in: 1...9)) : 0
                 checkins.append(people)
                 devices.append(measured ? max(1, people - 1) : 0)
                 confidences.append(random.pick(["low", "medium", "high"]))
@@ -230,7 +213,7 @@ struct SearchIndexEquivalenceTests {
 
     @Test func randomSearchesAlternativesAndSimilarAnswerAlike() async throws {
         try await withTestDatabase { client, _ in
-            var random = Random(state: 25)
+            var random = SplitMix64(seed: 25)
             let seeded = try await Self.seed(client, random: &random, perTown: 700)
             var configuration = EngineConfiguration()
             configuration.deviceKey = try DeviceKey(secret: "hearclear-tests-device-key-0123456789abcdef")
@@ -276,7 +259,7 @@ struct SearchIndexEquivalenceTests {
                     maxLevelDB: random.chance(0.25) ? 55 + random.unit() * 30 : nil,
                     labels: random.chance(0.35) ? labels.filter { _ in random.chance(0.5) } : [],
                     category: random.chance(0.25) ? random.pick(["pub", "cafe", "bar", "none-such"]) : nil,
-                    order: random.chance(0.5) ? .distance : .level, limit: random.int(1...25))
+                    order: random.chance(0.5) ? .distance : .level, limit: random.int(in: 1...25))
                 for _ in 0..<3 {
                     let fromIndex = try await viaIndex.search(search, bands: bands)
                     let fromDatabase = try await viaDatabase.search(search, bands: bands)
@@ -330,10 +313,10 @@ struct SearchIndexEquivalenceTests {
             var daysWithCell = 0
             for round in 0..<100 {
                 var hours: [(venueID: Int64, hour: Int)] = []
-                for _ in 0..<random.int(1...8) {
+                for _ in 0..<random.int(in: 1...8) {
                     let externalID = random.pick(seeded.externalIDs)
                     let venue = try #require(try await engine.loudness.venue(externalID: externalID))
-                    hours.append((venue.id, random.int(0...23)))
+                    hours.append((venue.id, random.int(in: 0...23)))
                 }
                 hours.append((-1, 12))
                 let a = try await viaIndex.week(at: hours, bands: bands)

@@ -10,21 +10,6 @@ import Testing
 /// unconsidered seconds, repeated levels, dips and spikes.
 @Suite("Cleaning windows: in-place medians equal the plain definitions")
 struct CleaningWindowTests {
-    /// SplitMix64: a fixed sequence, the same on every run.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-        mutating func int(_ range: ClosedRange<Int>) -> Int {
-            range.lowerBound + Int(next() % UInt64(range.count))
-        }
-    }
 
     /// The median by its definition: the middle of the sorted values, or the mean of the two.
     static func plainMedian(_ values: [Double]) -> Double? {
@@ -43,8 +28,8 @@ struct CleaningWindowTests {
 
     /// A session: mostly one sample a second, some gaps; 0.1 dB levels with repeats, dips and
     /// spikes; some seconds not considered.
-    static func session(_ random: inout Random) -> (offsets: [Double], levels: [Double], considered: [Bool]) {
-        let count = random.int(1...400)
+    static func session(_ random: inout SplitMix64) -> (offsets: [Double], levels: [Double], considered: [Bool]) {
+        let count = random.int(in: 1...400)
         var offsets: [Double] = []
         var levels: [Double] = []
         var considered: [Bool] = []
@@ -52,7 +37,7 @@ struct CleaningWindowTests {
         var base = -40 + random.unit() * 30
         for _ in 0..<count {
             offsets.append(offset)
-            offset += random.unit() < 0.05 ? Double(random.int(2...20)) : 1
+            offset += random.unit() < 0.05 ? Double(random.int(in: 2...20)) : 1
             if random.unit() < 0.02 { base += random.unit() < 0.5 ? -15 : 15 }
             var level = (base + (random.unit() - 0.5) * 6)
             if random.unit() < 0.03 { level += 20 }
@@ -65,11 +50,11 @@ struct CleaningWindowTests {
 
     @Test("the in-place median equals the median of sorted() and RobustStatistics.median, bit for bit")
     func medians() {
-        var random = Random(state: 27)
+        var random = SplitMix64(seed: 27)
         for _ in 0..<5_000 {
-            let count = random.int(1...70)
+            let count = random.int(in: 1...70)
             var values = (0..<count).map { _ in
-                random.unit() < 0.3 ? Double(random.int(-3...3)) : (random.unit() - 0.5) * 200
+                random.unit() < 0.3 ? Double(random.int(in: -3...3)) : (random.unit() - 0.5) * 200
             }
             let plain = Self.plainMedian(values)
             let selected = RobustStatistics.median(values)
@@ -83,13 +68,13 @@ struct CleaningWindowTests {
 
     @Test("a median at or under a limit, told by counting, is the median's answer, also with exactly half under")
     func countingAgainstTheMedian() {
-        var random = Random(state: 31)
+        var random = SplitMix64(seed: 31)
         var exactlyHalf = 0
         for _ in 0..<20_000 {
-            let count = random.int(1...16)
-            let limit = Double(random.int(-400 ... -300)) / 10
+            let count = random.int(in: 1...16)
+            let limit = Double(random.int(in: -400 ... -300)) / 10
             // Levels near the limit (on it too), so that every case of the count comes up.
-            let levels = (0..<count).map { _ in limit + Double(random.int(-30...30)) / 10 }
+            let levels = (0..<count).map { _ in limit + Double(random.int(in: -30...30)) / 10 }
             let considered = levels.map { _ in true }
             let atOrUnder = levels.filter { $0 <= limit }.count
             if count % 2 == 0, atOrUnder * 2 == count { exactlyHalf += 1 }
@@ -102,7 +87,7 @@ struct CleaningWindowTests {
 
     @Test("spikes and dropouts are those of the plain definitions, on 300 random sessions")
     func filters() {
-        var random = Random(state: 29)
+        var random = SplitMix64(seed: 29)
         let rules = CleaningRules()
         var spikes = 0
         var dropouts = 0

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearClearCLI
+import LoudnessCore
 
 struct Simulate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

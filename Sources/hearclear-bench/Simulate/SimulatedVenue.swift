@@ -1,4 +1,5 @@
 import Foundation
+import LoudnessCore
 
 /// A synthetic venue with a true weekday × hour loudness profile in calibrated dB.
 struct SimulatedVenue: Codable, Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import LoudnessCore
 
 extension SplitMix64 {
     /// Normal deviate by the Box–Muller transform.
@@ -8,20 +9,10 @@ extension SplitMix64 {
         return mean + sd * (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
     }
 
-    /// Uniform integer in `range`.
-    mutating func int(in range: Range<Int>) -> Int {
-        range.lowerBound + Int(next() % UInt64(range.count))
-    }
-
     /// Uniform double in `range`.
     mutating func double(in range: ClosedRange<Double>) -> Double {
         range.lowerBound + unit() * (range.upperBound - range.lowerBound)
     }
-
-    /// True with probability `p`.
-    mutating func chance(_ p: Double) -> Bool { unit() < p }
-
-    mutating func pick<T>(_ items: [T]) -> T { items[int(in: 0..<items.count)] }
 
     /// Poisson deviate (Knuth's multiplication method; fine for the small means used here).
     mutating func poisson(_ mean: Double) -> Int {
