@@ -125,6 +125,7 @@ let package = Package(
                 "HearClearEngine",
                 "AudioMetering",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ]
         ),
         // /farmer: its pages, sessions, sign-in, forms; reads and acts through the engine.

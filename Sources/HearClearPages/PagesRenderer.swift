@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import HearClearEngine
+import HearClearHTTP
 import Hummingbird
 import Mustache
 
@@ -19,29 +20,10 @@ struct PagesRenderer: Sendable {
     static let requiredTemplates = ["layout", "home", "venue", "report", "error"]
 
     init(directory: String, map: PageMap? = nil) throws {
-        var library = MustacheLibrary()
-        let files =
-            (try? FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".mustache") }) ?? []
-        for file in files.sorted() {
-            let text = try String(contentsOfFile: directory + "/" + file, encoding: .utf8)
-            do {
-                try library.register(text, named: String(file.dropLast(".mustache".count)))
-            } catch {
-                throw ConfigurationError.invalid("page template \(directory)/\(file) does not parse: \(error)")
-            }
-        }
-        for required in Self.requiredTemplates where library.getTemplate(named: required) == nil {
-            throw ConfigurationError.invalid("page template \(directory)/\(required).mustache is missing")
-        }
-        guard let css = FileManager.default.contents(atPath: directory + "/pages.css") else {
-            throw ConfigurationError.invalid("the pages' style sheet \(directory)/pages.css is missing")
-        }
-        guard let js = FileManager.default.contents(atPath: directory + "/pages.js") else {
-            throw ConfigurationError.invalid("the pages' script \(directory)/pages.js is missing")
-        }
-        self.library = library
-        styleSheet = ByteBuffer(bytes: css)
-        script = ByteBuffer(bytes: js)
+        let folder = TemplateFolder(directory, what: "page")
+        library = try folder.templates(required: Self.requiredTemplates)
+        styleSheet = try folder.file("pages.css", kind: "style sheet")
+        script = try folder.file("pages.js", kind: "script")
         headers = Self.securityHeaders(map: map)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HearClearEngine
+import HearClearHTTP
 import Hummingbird
 import Mustache
 
@@ -10,27 +11,11 @@ struct AdminRenderer: Sendable {
     let library: MustacheLibrary
     let styleSheet: ByteBuffer
 
-    /// Loads every `*.mustache` of `directory` (named by file name) and `farmer.css`. It is the
-    /// work of `MustacheLibrary(directory:)`, done synchronously so that `buildRouter` stays so.
+    /// Loads every `*.mustache` of `directory` (named by file name) and `farmer.css`.
     init(directory: String) throws {
-        var library = MustacheLibrary()
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".mustache") }
-        for file in files.sorted() {
-            let text = try String(contentsOfFile: directory + "/" + file, encoding: .utf8)
-            do {
-                try library.register(text, named: String(file.dropLast(".mustache".count)))
-            } catch {
-                throw ConfigurationError.invalid("admin template \(directory)/\(file) does not parse: \(error)")
-            }
-        }
-        for required in Self.requiredTemplates where library.getTemplate(named: required) == nil {
-            throw ConfigurationError.invalid("admin template \(directory)/\(required).mustache is missing")
-        }
-        guard let css = FileManager.default.contents(atPath: directory + "/farmer.css") else {
-            throw ConfigurationError.invalid("admin style sheet \(directory)/farmer.css is missing")
-        }
-        self.library = library
-        self.styleSheet = ByteBuffer(bytes: css)
+        let folder = TemplateFolder(directory, what: "admin")
+        library = try folder.templates(required: Self.requiredTemplates)
+        styleSheet = try folder.file("farmer.css", kind: "style sheet")
     }
 
     static let requiredTemplates = [
