@@ -126,6 +126,7 @@ let package = Package(
                 "AudioMetering",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // /farmer: its pages, sessions, sign-in, forms; reads and acts through the engine.

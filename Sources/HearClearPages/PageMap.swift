@@ -1,5 +1,6 @@
 import Foundation
 import HearClearEngine
+import HearClearHTTP
 import Hummingbird
 
 /// The map on the pages' results (`--map-tiles-url`): Leaflet, from Debian's `libjs-leaflet`,
@@ -58,7 +59,7 @@ public struct PageMap: Sendable, Equatable {
 
 /// Leaflet's files, read once at start: the script, its style sheet and its images.
 struct LeafletFiles: Sendable {
-    let files: [String: (bytes: ByteBuffer, contentType: String)]
+    let files: [String: Asset]
 
     static let names: [(name: String, contentType: String)] = [
         ("leaflet.js", "text/javascript; charset=utf-8"), ("leaflet.css", "text/css; charset=utf-8"),
@@ -68,14 +69,10 @@ struct LeafletFiles: Sendable {
     ]
 
     init(directory: String) throws {
-        var files: [String: (ByteBuffer, String)] = [:]
+        let folder = TemplateFolder(directory, what: "Leaflet's")
+        var files: [String: Asset] = [:]
         for (name, contentType) in Self.names {
-            guard let data = FileManager.default.contents(atPath: directory + "/" + name) else {
-                throw ConfigurationError.invalid(
-                    "Leaflet's \(directory)/\(name) is missing: install Debian's libjs-leaflet (make deps does), or set --leaflet-directory"
-                )
-            }
-            files[name] = (ByteBuffer(bytes: data), contentType)
+            files[name] = Asset(try folder.file(name, kind: "file"), contentType: contentType)
         }
         self.files = files
     }

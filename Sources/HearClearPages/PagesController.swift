@@ -31,9 +31,7 @@ struct PagesController: Sendable {
         router.get("pages.js") { request, _ in renderer.scriptResponse(to: request) }
         if let leaflet {
             for (name, file) in leaflet.files {
-                router.get(RouterPath("leaflet/" + name)) { request, _ in
-                    renderer.asset(file.bytes, contentType: file.contentType, to: request)
-                }
+                router.get(RouterPath("leaflet/" + name)) { request, _ in renderer.asset(file, to: request) }
             }
         }
         router.get("venues/{venueId}", use: venue)

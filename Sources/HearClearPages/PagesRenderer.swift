@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import HTTPTypes
 import HearClearEngine
@@ -12,8 +11,8 @@ import Mustache
 /// escapes them; the SVG of a week is built by ``WeekChart``, which escapes its own text.
 struct PagesRenderer: Sendable {
     let library: MustacheLibrary
-    let styleSheet: ByteBuffer
-    let script: ByteBuffer
+    let styleSheet: Asset
+    let script: Asset
     /// Sent with every page: ``securityHeaders(map:)`` of the configured map.
     let headers: HTTPFields
 
@@ -22,8 +21,8 @@ struct PagesRenderer: Sendable {
     init(directory: String, map: PageMap? = nil) throws {
         let folder = TemplateFolder(directory, what: "page")
         library = try folder.templates(required: Self.requiredTemplates)
-        styleSheet = try folder.file("pages.css", kind: "style sheet")
-        script = try folder.file("pages.js", kind: "script")
+        styleSheet = Asset(try folder.file("pages.css", kind: "style sheet"), contentType: "text/css; charset=utf-8")
+        script = Asset(try folder.file("pages.js", kind: "script"), contentType: "text/javascript; charset=utf-8")
         headers = Self.securityHeaders(map: map)
     }
 
@@ -49,51 +48,42 @@ struct PagesRenderer: Sendable {
         _ bytes: [UInt8], contentType: String, status: HTTPResponse.Status = .ok, to request: Request,
         cacheControl: String, headers: HTTPFields = securityHeaders(map: nil)
     ) -> Response {
-        var headers = headers
-        headers[.cacheControl] = cacheControl
         guard status == .ok else {
+            var headers = headers
             headers[.contentType] = contentType
             headers[.cacheControl] = "no-store"
             return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
         }
-        let tag = entityTag(bytes)
+        return respond(
+            ByteBuffer(bytes: bytes), eTag: EntityTag.strong(for: bytes), contentType: contentType, to: request,
+            cacheControl: cacheControl, headers: headers)
+    }
+
+    /// A body whose tag is known, or 304 when `If-None-Match` names it (the compression
+    /// middleware gzips the body and names its tag `…-gzip`, which a 304 then repeats).
+    static func respond(
+        _ body: ByteBuffer, eTag tag: String, contentType: String, to request: Request, cacheControl: String,
+        headers: HTTPFields
+    ) -> Response {
+        var headers = headers
+        headers[.cacheControl] = cacheControl
         headers[.eTag] = tag
-        if let presented = request.headers[.ifNoneMatch], matches(tag, presented) {
-            headers[.eTag] = presented.contains("-gzip") ? String(tag.dropLast()) + "-gzip\"" : tag
+        if let presented = EntityTag.match(tag, ifNoneMatch: request.headers[.ifNoneMatch]) {
+            headers[.eTag] = presented.contains("-gzip") ? EntityTag.gzipped(tag) : tag
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = contentType
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
     }
 
-    /// `"<first 32 hex digits of SHA-256>"`, as the API's tags.
-    static func entityTag(_ bytes: [UInt8]) -> String {
-        "\"" + SHA256.hash(data: bytes).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
-    }
+    func styleSheetResponse(to request: Request) -> Response { asset(styleSheet, to: request) }
 
-    /// Weak comparison of `If-None-Match` (a `-gzip` suffix, the compressed form's, ignored).
-    static func matches(_ tag: String, _ header: String) -> Bool {
-        header.split(separator: ",").contains { candidate in
-            var value = candidate.trimmingCharacters(in: .whitespaces)
-            if value == "*" { return true }
-            if value.hasPrefix("W/") { value.removeFirst(2) }
-            if value.hasSuffix("-gzip\"") { value = String(value.dropLast(6)) + "\"" }
-            return value == tag
-        }
-    }
-
-    func styleSheetResponse(to request: Request) -> Response {
-        asset(styleSheet, contentType: "text/css; charset=utf-8", to: request)
-    }
-
-    func scriptResponse(to request: Request) -> Response {
-        asset(script, contentType: "text/javascript; charset=utf-8", to: request)
-    }
+    func scriptResponse(to request: Request) -> Response { asset(script, to: request) }
 
     /// A file that changes only with a new release: an hour's `max-age`, revalidated by its ETag.
-    func asset(_ bytes: ByteBuffer, contentType: String, to request: Request) -> Response {
+    func asset(_ asset: Asset, to request: Request) -> Response {
         Self.respond(
-            Array(bytes.readableBytesView), contentType: contentType, to: request,
+            asset.bytes, eTag: asset.eTag, contentType: asset.contentType, to: request,
             cacheControl: "public, max-age=3600", headers: headers)
     }
 
@@ -108,5 +98,19 @@ struct PagesRenderer: Sendable {
             HTTPField.Name("X-Content-Type-Options")!: "nosniff",
             HTTPField.Name("Referrer-Policy")!: "same-origin",
         ]
+    }
+}
+
+/// A file served as it was read at start (the style sheet, the script, Leaflet's), with its tag
+/// computed then, not at each request.
+struct Asset: Sendable {
+    let bytes: ByteBuffer
+    let contentType: String
+    let eTag: String
+
+    init(_ bytes: ByteBuffer, contentType: String) {
+        self.bytes = bytes
+        self.contentType = contentType
+        eTag = EntityTag.strong(for: bytes.readableBytesView)
     }
 }

@@ -1,5 +1,6 @@
 import CompressNIO
 import HTTPTypes
+import HearClearHTTP
 import Hummingbird
 
 /// Gzips responses over ~1 KiB when the client's `Accept-Encoding` allows gzip, at zlib's

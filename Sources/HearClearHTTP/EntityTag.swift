@@ -3,16 +3,16 @@ import Foundation
 import Hummingbird
 
 /// Strong entity tags over a response body, and `If-None-Match` (RFC 9110 §8.8.3, §13.1.2).
-enum EntityTag {
+public enum EntityTag {
     /// `"<first 32 hex digits of SHA-256(body)>"`.
-    static func strong(for body: some DataProtocol) -> String {
+    public static func strong(for body: some DataProtocol) -> String {
         let digest = SHA256.hash(data: body)
         return "\"" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
     }
 
     /// The tag in `If-None-Match` that matches `tag` (weak comparison, as the RFC asks for this
     /// header; a `-gzip` suffix added by the compression middleware is ignored), or `*`.
-    static func match(_ tag: String, ifNoneMatch header: String?) -> String? {
+    public static func match(_ tag: String, ifNoneMatch header: String?) -> String? {
         guard let header else { return nil }
         let opaque = bare(tag)
         for candidate in header.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
@@ -23,7 +23,7 @@ enum EntityTag {
 
     /// The tag of the gzip'd representation of a strong tag's (RFC 9110 §8.8.3: a strong tag
     /// names one representation): `"x"` → `"x-gzip"`. ``match(_:ifNoneMatch:)`` undoes it.
-    static func gzipped(_ tag: String) -> String {
+    public static func gzipped(_ tag: String) -> String {
         String(tag.dropLast()) + "-gzip\""
     }
 
