@@ -30,7 +30,7 @@ public struct AdminVenueRepository: Sendable {
     /// The page is cut first (inner LIMIT); the check-in counts are the ones ingest keeps (`venue_counts`).
     static func listQuery(search: String?, limit: Int, offset: Int) -> PostgresQuery {
         if let search, !search.isEmpty {
-            let escaped = Self.likeEscaped(search)
+            let escaped = LikePattern.escaped(search)
             let contains = "%" + escaped.lowercased() + "%"
             let prefix = escaped + "%"
             return """
@@ -95,15 +95,5 @@ public struct AdminVenueRepository: Sendable {
         JOIN devices d ON d.id = c.device_id
         ORDER BY c.started_at DESC LIMIT \(limit)
         """
-    }
-
-    /// `text` with LIKE's wildcards and escape character taken literally (the default escape is `\`).
-    static func likeEscaped(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            if character == "\\" || character == "%" || character == "_" { escaped.append("\\") }
-            escaped.append(character)
-        }
-        return escaped
     }
 }

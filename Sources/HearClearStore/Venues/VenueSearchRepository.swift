@@ -172,7 +172,7 @@ public struct VenueSearchRepository: Sendable {
         prefix: String, latitude: Double?, longitude: Double?, radiusMetres: Double, at: Date?, category: String?,
         limit: Int, after: VenueSearchQuery.Position?, afterName: String?, referenceOffsetDB: Double
     ) -> PostgresQuery {
-        let escaped = Self.likeEscaped(prefix)
+        let escaped = LikePattern.escaped(prefix)
         let namePattern = escaped + "%"
         let wordPattern = "% " + escaped + "%"
         return
@@ -208,16 +208,6 @@ public struct VenueSearchRepository: Sendable {
                 ) AS c)
             \(unescaped: Self.hitsSelect(from: "leveled", orderedBy: "p.distance, lower(p.name), p.id"))
             """
-    }
-
-    /// `text` with LIKE's wildcards and its escape character escaped (backslash, the default).
-    static func likeEscaped(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            if character == "\\" || character == "%" || character == "_" { escaped.append("\\") }
-            escaped.append(character)
-        }
-        return escaped
     }
 
     /// The final SELECT of a search: the page's venues (CTE `page`, aliased `p`, with `id`,
@@ -324,7 +314,6 @@ public struct VenueSearchRepository: Sendable {
         }
         return nil
     }
-
 }
 
 /// A search as a prepared statement: the text of its shape (`Shape.sql`), the values of this
