@@ -258,13 +258,15 @@ public final class SearchIndex: Sendable {
     }
 
     /// Each venue's cells at a venue-local hour on every weekday, Monday first (`nil` for a day
-    /// without a cell; a venue not held has none); `nil` when the index is not ready.
+    /// without a cell; a venue not held, or an hour outside 0–23, has none, as from PostgreSQL);
+    /// `nil` when the index is not ready.
     func week(at hours: [(venueID: Int64, hour: Int)]) -> [Int64: [(index: Int, cell: IndexedVenue.PackedCell)?]]? {
         state.withLock { state -> [Int64: [(index: Int, cell: IndexedVenue.PackedCell)?]]? in
             guard state.phase == .ready else { return nil }
             var found: [Int64: [(index: Int, cell: IndexedVenue.PackedCell)?]] = [:]
-            for (venueID, hour) in hours where (0..<24).contains(hour) {
-                guard let slot = state.table.slotByID[venueID], let levels = state.table.venues[Int(slot)]?.levels
+            for (venueID, hour) in hours {
+                guard (0..<24).contains(hour), let slot = state.table.slotByID[venueID],
+                    let levels = state.table.venues[Int(slot)]?.levels
                 else {
                     found[venueID] = Array(repeating: nil, count: 7)
                     continue

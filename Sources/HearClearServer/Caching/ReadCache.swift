@@ -75,16 +75,22 @@ final class ReadCache: Sendable {
 
     /// The cached answer; `nil` (a miss) when it is not held or the cache is not listening.
     func answer(_ key: Key) -> EncodedAnswer? {
+        var expired: (bytes: Int, entries: Int)?
         let found: EncodedAnswer? = state.withLock { state in
             guard state.listening, let entry = state.entries[key] else { return nil }
             if let expires = entry.expires, expires <= .now {
                 state.entries[key] = nil
                 state.bytes -= entry.answer.bytes
+                expired = (state.bytes, state.entries.count)
                 return nil
             }
             state.clock += 1
             state.entries[key]?.lastUse = state.clock
             return entry.answer
+        }
+        if let expired {
+            Self.bytesHeld.record(expired.bytes)
+            Self.entriesHeld.record(expired.entries)
         }
         if found == nil { Self.misses.increment() } else { Self.hits.increment() }
         return found
