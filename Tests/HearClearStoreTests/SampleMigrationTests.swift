@@ -187,10 +187,12 @@ struct SampleMigrationTests {
             func insert(_ source: String, _ samples: ByteBuffer?) async throws {
                 try await client.query(
                     """
+                    WITH registered AS (INSERT INTO checkin_ids (id) VALUES (\(UUID())) RETURNING id)
                     INSERT INTO checkins (id, venue_id, device_id, source, started_at, ended_at, sample_count, samples,
                                           utc_offsets_min, receipt_status, status)
-                    SELECT \(UUID()), (SELECT min(id) FROM venues), (SELECT min(id) FROM devices), \(source),
+                    SELECT registered.id, (SELECT min(id) FROM venues), (SELECT min(id) FROM devices), \(source),
                            now(), now(), 1, \(samples), '{0}', 'pending', 'pending'
+                    FROM registered
                     """)
             }
 

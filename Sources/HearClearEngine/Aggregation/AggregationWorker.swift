@@ -69,6 +69,7 @@ public struct AggregationWorker: Service {
                 if let sampleRetentionDays {
                     group.addTask { await removeOldSamples(olderThan: sampleRetentionDays) }
                 }
+                group.addTask { await makePartitionsAhead() }
                 // A start that fails before the schema is ready shuts the worker down here.
                 if await gate.wait() {
                     for await _ in wakes {
@@ -203,6 +204,23 @@ public struct AggregationWorker: Service {
                 }
             } catch {
                 logger.error("sample retention failed", metadata: ["error": "\(error)"])
+            }
+            do { try await Task.sleep(for: .seconds(3_600)) } catch { return }
+        }
+    }
+
+    /// Once the schema is ready and then every hour, makes the monthly partitions of `checkins`
+    /// that ingest will need (``CheckinPartitions/makeAhead(of:)``), so that a new month's first
+    /// check-in does not wait on the lock a new partition takes.
+    private func makePartitionsAhead() async {
+        guard await gate.wait() else { return }
+        let partitions = CheckinPartitions(client: client, logger: logger)
+        while !Task.isCancelled {
+            do {
+                let made = try await partitions.makeAhead(of: Date())
+                if made > 0 { logger.info("check-in partitions made ahead", metadata: ["partitions": "\(made)"]) }
+            } catch {
+                logger.error("making check-in partitions failed", metadata: ["error": "\(error)"])
             }
             do { try await Task.sleep(for: .seconds(3_600)) } catch { return }
         }

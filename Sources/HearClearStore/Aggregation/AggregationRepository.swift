@@ -46,27 +46,7 @@ public struct AggregationRepository: Sendable {
     {
         guard !venueIDs.isEmpty else { return [:] }
         let hours = newOnly ? [:] : try await storedHours(venueIDs: venueIDs, on: connection)
-        let rows = try await connection.query(
-            """
-            SELECT c.venue_id, c.id, c.started_at, c.received_at, c.device_id, d.excluded,
-                   (COALESCE(o.offset_db, 0) + COALESCE(e.offset_db, 0))::float8, c.receipt_reasons,
-                   c.cleaned_at IS NOT NULL, c.clean_exclusion, COALESCE(c.valid_seconds, 0), c.level_dbfs, c.status,
-                   c.reasons,
-                   CASE WHEN c.cleaned_at IS NULL THEN c.samples END,
-                   CASE WHEN c.cleaned_at IS NULL THEN c.utc_offsets_min END,
-                   a.decision,
-                   CASE WHEN c.cleaned_at IS NULL THEN c.class_window_offsets_s END,
-                   CASE WHEN c.cleaned_at IS NULL THEN c.class_window_seconds END,
-                   CASE WHEN c.cleaned_at IS NULL THEN c.class_window_classes END
-            FROM checkins c
-            JOIN devices d ON d.id = c.device_id
-            LEFT JOIN device_model_offsets o ON o.model = d.model
-            LEFT JOIN device_offsets e ON e.device_id = d.id
-            LEFT JOIN checkin_overrides a ON a.checkin_id = c.id
-            WHERE c.venue_id = ANY(\(venueIDs)) \(unescaped: newOnly ? "AND c.cleaned_at IS NULL" : "")
-            ORDER BY c.venue_id, c.started_at, c.id
-            """,
-            logger: logger)
+        let rows = try await connection.query(Self.checkinsQuery(venueIDs: venueIDs, newOnly: newOnly), logger: logger)
         var checkins: [Int64: [AggregationInput.Checkin]] = [:]
         for try await row in rows {
             var column = ColumnReader(row)
@@ -114,6 +94,29 @@ public struct AggregationRepository: Sendable {
         return checkins
     }
 
+    /// The statement of ``checkins(venueIDs:newOnly:on:)`` (its plan is tested).
+    static func checkinsQuery(venueIDs: [Int64], newOnly: Bool) -> PostgresQuery {
+        """
+        SELECT c.venue_id, c.id, c.started_at, c.received_at, c.device_id, d.excluded,
+               (COALESCE(o.offset_db, 0) + COALESCE(e.offset_db, 0))::float8, c.receipt_reasons,
+               c.cleaned_at IS NOT NULL, c.clean_exclusion, COALESCE(c.valid_seconds, 0), c.level_dbfs, c.status,
+               c.reasons,
+               CASE WHEN c.cleaned_at IS NULL THEN c.samples END,
+               CASE WHEN c.cleaned_at IS NULL THEN c.utc_offsets_min END,
+               a.decision,
+               CASE WHEN c.cleaned_at IS NULL THEN c.class_window_offsets_s END,
+               CASE WHEN c.cleaned_at IS NULL THEN c.class_window_seconds END,
+               CASE WHEN c.cleaned_at IS NULL THEN c.class_window_classes END
+        FROM checkins c
+        JOIN devices d ON d.id = c.device_id
+        LEFT JOIN device_model_offsets o ON o.model = d.model
+        LEFT JOIN device_offsets e ON e.device_id = d.id
+        LEFT JOIN checkin_overrides a ON a.checkin_id = c.id
+        WHERE c.venue_id = ANY(\(venueIDs)) \(unescaped: newOnly ? "AND c.cleaned_at IS NULL" : "")
+        ORDER BY c.venue_id, c.started_at, c.id
+        """
+    }
+
     /// The stored `class_window_*` arrays as pooling needs them; nil for none.
     static func phoneClasses(offsets: [Int32]?, seconds: [Int16]?, classes: [Int16]?) throws -> PhoneClassWindows? {
         guard let offsets, let seconds, let classes else { return nil }
@@ -156,25 +159,7 @@ public struct AggregationRepository: Sendable {
         guard !results.isEmpty else { return [:] }
         let judgements = results.flatMap { result in result.judgements.map { (result.venueID, $0) } }
         if !judgements.isEmpty {
-            try await connection.query(
-                """
-                UPDATE checkins AS c SET
-                    status = u.status,
-                    reasons = CASE WHEN u.reasons = '' THEN '{}'::text[] ELSE string_to_array(u.reasons, ',') END,
-                    level_dbfs = NULLIF(u.level, 'NaN'::real), valid_seconds = u.valid, judged_at = now(),
-                    cleaned_at = CASE WHEN u.newly THEN now() ELSE c.cleaned_at END,
-                    clean_exclusion = CASE WHEN u.newly THEN NULLIF(u.clean, '') ELSE c.clean_exclusion END
-                FROM unnest(\(judgements.map(\.1.checkinID))::uuid[], \(judgements.map(\.0))::bigint[],
-                            \(judgements.map(\.1.status.rawValue))::text[],
-                            \(judgements.map { $0.1.reasons.map(\.rawValue).joined(separator: ",") })::text[],
-                            \(judgements.map { Float($0.1.levelDBFS ?? .nan) })::real[],
-                            \(judgements.map { Int32($0.1.validSeconds) })::integer[],
-                            \(judgements.map(\.1.newlyCleaned))::boolean[],
-                            \(judgements.map { $0.1.cleanExclusion?.rawValue ?? "" })::text[])
-                     AS u(id, venue, status, reasons, level, valid, newly, clean)
-                WHERE c.id = ANY(\(judgements.map(\.1.checkinID))) AND c.id = u.id AND c.venue_id = u.venue
-                """,
-                logger: logger)
+            try await connection.query(Self.judgementsQuery(judgements), logger: logger)
         }
         let newlyCleaned = judgements.filter(\.1.newlyCleaned).map(\.1.checkinID)
         if !newlyCleaned.isEmpty {
@@ -186,6 +171,27 @@ public struct AggregationRepository: Sendable {
         try await updateHours(results.flatMap(\.changedHours), on: connection)
         try await writeCells(results, on: connection)
         return try await touchVenues(results, on: connection)
+    }
+
+    /// The statement that stores the judgements of ``write(_:on:)``, by venue (its plan is tested).
+    static func judgementsQuery(_ judgements: [(Int64, AggregationResult.Judgement)]) -> PostgresQuery {
+        """
+        UPDATE checkins AS c SET
+            status = u.status,
+            reasons = CASE WHEN u.reasons = '' THEN '{}'::text[] ELSE string_to_array(u.reasons, ',') END,
+            level_dbfs = NULLIF(u.level, 'NaN'::real), valid_seconds = u.valid, judged_at = now(),
+            cleaned_at = CASE WHEN u.newly THEN now() ELSE c.cleaned_at END,
+            clean_exclusion = CASE WHEN u.newly THEN NULLIF(u.clean, '') ELSE c.clean_exclusion END
+        FROM unnest(\(judgements.map(\.1.checkinID))::uuid[], \(judgements.map(\.0))::bigint[],
+                    \(judgements.map(\.1.status.rawValue))::text[],
+                    \(judgements.map { $0.1.reasons.map(\.rawValue).joined(separator: ",") })::text[],
+                    \(judgements.map { Float($0.1.levelDBFS ?? .nan) })::real[],
+                    \(judgements.map { Int32($0.1.validSeconds) })::integer[],
+                    \(judgements.map(\.1.newlyCleaned))::boolean[],
+                    \(judgements.map { $0.1.cleanExclusion?.rawValue ?? "" })::text[])
+             AS u(id, venue, status, reasons, level, valid, newly, clean)
+        WHERE c.id = ANY(\(judgements.map(\.1.checkinID))) AND c.id = u.id AND c.venue_id = u.venue
+        """
     }
 
     /// Raises every venue's judgement version and moves its activity to its newest check-in (only

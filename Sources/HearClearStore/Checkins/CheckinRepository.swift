@@ -25,11 +25,41 @@ public struct CheckinRepository: Sendable {
     /// reasons at receipt from its venue.
     public func ingest(_ submission: CheckinSubmission, firstJudgement: FirstJudgement) async throws -> IngestOutcome {
         let inserted: CheckinReceipt?
+        do {
+            inserted = try await store(submission, firstJudgement: firstJudgement)
+        } catch  where CheckinPartitions.isMissingPartition(error) {
+            // A month without its partition yet (the server makes them ahead; an old check-in's
+            // month may have none): made, then the check-in stored as if it had been there.
+            try await CheckinPartitions(client: client, logger: logger).make(for: submission.startedAt)
+            inserted = try await store(submission, firstJudgement: firstJudgement)
+        }
+        if let inserted { return .created(inserted) }
+        // The id is taken; its check-in is gone only with a detached (archived) month, and a
+        // resend of that is no new check-in either.
+        guard let stored = try await storedContent(id: submission.id) else { return .conflict(id: submission.id) }
+        // The location is compared by the distance it gives from the venue (coordinates are not kept).
+        let venue: Venue?
+        if let cached = cache.venue(submission.venue.externalID) {
+            venue = cached
+        } else {
+            venue = try await VenueRepository(client: client, logger: logger, cache: cache)
+                .find(externalID: submission.venue.externalID)
+        }
+        let distance = venue.flatMap { firstJudgement($0).distanceMetres }
+        return stored.matches(submission, distanceMetres: distance)
+            ? .duplicate(stored.receipt) : .conflict(id: submission.id)
+    }
+
+    /// Stores the check-in (with its device and venue when they are new to the cache); nil when its
+    /// id is already taken.
+    private func store(_ submission: CheckinSubmission, firstJudgement: FirstJudgement) async throws
+        -> CheckinReceipt?
+    {
         if let venue = cache.venue(submission.venue.externalID),
             let deviceID = cache.device(submission.deviceID, model: submission.deviceModel)
         {
             // Fast path: one statement, its own transaction.
-            inserted = try await client.withConnection { connection in
+            return try await client.withConnection { connection in
                 try await insert(
                     submission, venue: venue, deviceID: deviceID, firstJudgement: firstJudgement, on: connection)
             }
@@ -53,23 +83,8 @@ public struct CheckinRepository: Sendable {
                 cache.remember(venue)
                 cache.remember(device: deviceID, clientID: submission.deviceID, model: submission.deviceModel)
             }
-            inserted = stored?.0
+            return stored?.0
         }
-        if let inserted { return .created(inserted) }
-        guard let stored = try await storedContent(id: submission.id) else {
-            throw StoreError.unexpected("check-in \(submission.id) conflicted but cannot be read")
-        }
-        // The location is compared by the distance it gives from the venue (coordinates are not kept).
-        let venue: Venue?
-        if let cached = cache.venue(submission.venue.externalID) {
-            venue = cached
-        } else {
-            venue = try await VenueRepository(client: client, logger: logger, cache: cache)
-                .find(externalID: submission.venue.externalID)
-        }
-        let distance = venue.flatMap { firstJudgement($0).distanceMetres }
-        return stored.matches(submission, distanceMetres: distance)
-            ? .duplicate(stored.receipt) : .conflict(id: submission.id)
     }
 
     /// Inserts the check-in and queues its venue; nil when the id already exists.
@@ -130,6 +145,10 @@ public struct CheckinRepository: Sendable {
                        CASE WHEN elsewhere THEN \(reasons)::text[] || '\(unescaped: JudgementReason.elsewhereMeanwhile.rawValue)'::text
                             ELSE \(reasons)::text[] END AS reasons
                 FROM clash),
+            -- The id taken once for all months (migration 0020): a resend, whatever its
+            -- `started_at`, registers nothing and so stores nothing.
+            registered AS (
+                INSERT INTO checkin_ids (id) VALUES (\(s.id)) ON CONFLICT DO NOTHING RETURNING id),
             inserted AS (
                 INSERT INTO checkins (
                     id, venue_id, device_id, source, started_at, ended_at, sample_count, samples, utc_offsets_min,
@@ -146,8 +165,7 @@ public struct CheckinRepository: Sendable {
                     \(windows?.map(\.seconds))::smallint[], \(windows?.map { Int16($0.soundClass.index) })::smallint[],
                     \(windows?.map { Int16($0.labels.count) })::smallint[], \(windows?.flatMap(\.labels))::text[],
                     \(windows?.flatMap(\.confidencesPermille))::smallint[]
-                FROM verdict v
-                ON CONFLICT (id) DO NOTHING
+                FROM verdict v, registered
                 RETURNING venue_id, received_at, receipt_status, receipt_reasons),
             counted AS (
                 INSERT INTO venue_counts (venue_id, checkins) SELECT venue_id, 1 FROM inserted

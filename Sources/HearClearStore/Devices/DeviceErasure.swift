@@ -57,7 +57,9 @@ public struct DeviceErasure: Sendable {
             let rows = try await connection.query(
                 """
                 WITH hours AS (DELETE FROM checkin_hours WHERE device_id = \(key) RETURNING 1),
-                removed AS (DELETE FROM checkins WHERE device_id = \(key) RETURNING venue_id),
+                removed AS (DELETE FROM checkins WHERE device_id = \(key) RETURNING id, venue_id),
+                -- Their ids too (migration 0020), and with them any admin decision on them.
+                forgotten AS (DELETE FROM checkin_ids WHERE id IN (SELECT id FROM removed) RETURNING 1),
                 per_venue AS (SELECT venue_id, count(*) AS n FROM removed GROUP BY venue_id),
                 counted AS (
                     UPDATE venue_counts c SET checkins = greatest(c.checkins - p.n, 0)
@@ -72,7 +74,7 @@ public struct DeviceErasure: Sendable {
                 SELECT (SELECT count(*) FROM removed), (SELECT count(*) FROM reports),
                        (SELECT count(*) FROM calibration), (SELECT count(*) FROM notified)
                 """, logger: logger)
-            // (Data-modifying CTEs run whether or not the answer reads them: `hours` and `counted`.)
+            // (Data-modifying CTEs run whether or not the answer reads them: `hours`, `forgotten` and `counted`.)
             var summary: DeviceErasureSummary?
             for try await (checkins, reports, calibration, venues) in rows.decode((Int, Int, Int, Int).self) {
                 summary = DeviceErasureSummary(
