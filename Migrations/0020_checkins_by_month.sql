@@ -16,7 +16,7 @@
 -- (`CheckinPartitions`), and by ingest itself when a check-in falls in a month that has none.
 --
 -- The existing rows are copied in this transaction, under an exclusive lock on the table
--- (a minute is about four million check-ins here: `docs/ARCHITECTURE.md`).
+-- (about 13 s a million check-ins on a shared 2-core machine: docs/ARCHITECTURE.md).
 CREATE TABLE checkin_ids (id uuid PRIMARY KEY);
 INSERT INTO checkin_ids (id) SELECT id FROM checkins;
 
@@ -89,5 +89,6 @@ ALTER TABLE checkin_hours ADD CONSTRAINT checkin_hours_checkin_id_fkey
 ALTER TABLE checkin_overrides ADD CONSTRAINT checkin_overrides_checkin_id_fkey
     FOREIGN KEY (checkin_id) REFERENCES checkin_ids (id) ON DELETE CASCADE;
 
-ANALYZE checkins;
-ANALYZE checkin_ids;
+-- No ANALYZE here: on a new database it would record the new tables as empty, and the plans
+-- cached for the foreign-key checks on `checkin_ids` would read it whole until autovacuum's
+-- first analysis; unanalysed, the planner sizes them by their pages and uses the keys.

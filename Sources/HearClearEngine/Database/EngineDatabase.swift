@@ -46,12 +46,13 @@ public struct EngineDatabase: Sendable {
             services.append(EmbeddedPostgresService(server: server))
             clientConfiguration = server.configuration(database: "postgres")
         }
+        clientConfiguration = CheckinPartitions.configured(clientConfiguration)
         clientConfiguration.options.maximumConnections = configuration.databaseConnections
         let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
         services.append(client)
         var replica: PostgresClient?
         if let url = configuration.databaseReadURL {
-            var replicaConfiguration = try DatabaseURL.configuration(url)
+            var replicaConfiguration = CheckinPartitions.configured(try DatabaseURL.configuration(url))
             replicaConfiguration.options.maximumConnections = configuration.databaseConnections
             let made = PostgresClient(configuration: replicaConfiguration, backgroundLogger: logger)
             services.append(made)
