@@ -93,12 +93,12 @@ public struct CheckinRepository: Sendable {
         on connection: PostgresConnection
     ) async throws -> CheckinReceipt? {
         let verdict = firstJudgement(venue)
-        let rows = try await connection.query(
-            try Self.insertQuery(submission, venueID: venue.id, deviceID: deviceID, verdict: verdict), logger: logger)
+        let statement = PreparedIngest(
+            query: try Self.insertQuery(submission, venueID: venue.id, deviceID: deviceID, verdict: verdict))
+        let rows = try await connection.execute(statement, logger: logger)
         guard
-            let (receivedAt, status, reasons) = try await rows.decode((Date, String, [String]).self).first(where: {
-                _ in true
-            })
+            let (receivedAt, status, reasons) = try await rows.first(where: { _ in true })?.decode(
+                (Date, String, [String]).self)
         else { return nil }
         return CheckinReceipt(
             id: submission.id, venueExternalID: venue.externalID, status: try CheckinStatus(stored: status),
@@ -191,4 +191,29 @@ extension PostgresClient {
             return onDuplicate()
         }
     }
+}
+
+/// Ingest's statement (``CheckinRepository/insertQuery(_:venueID:deviceID:verdict:)``) prepared once
+/// a connection: its text does not depend on the check-in (every value is a parameter), so
+/// PostgreSQL parses and analyses it once per connection instead of once per check-in.
+struct PreparedIngest: PostgresPreparedStatement {
+    typealias Row = PostgresRow
+    static let name = "hearclear_ingest"
+    static let sql: String = {
+        let sample = CheckinSubmission(
+            id: UUID(), venue: .init(externalID: "v", details: nil), deviceID: "d", deviceModel: nil, location: nil,
+            source: .v2, startedAt: Date(timeIntervalSince1970: 0), offsetsSeconds: [0], utcOffsetsMinutes: [0],
+            averageDBFS: [-30], peakDBFS: [-20])
+        let verdict = IntakeRule.Verdict(status: .pending, reasons: [], distanceMetres: nil)
+        return (try? CheckinRepository.insertQuery(sample, venueID: 1, deviceID: 1, verdict: verdict).sql) ?? ""
+    }()
+    let query: PostgresQuery
+
+    init(query: PostgresQuery) {
+        assert(query.sql == Self.sql, "ingest's text must not depend on the check-in")
+        self.query = query
+    }
+
+    func makeBindings() -> PostgresBindings { query.binds }
+    func decodeRow(_ row: PostgresRow) -> PostgresRow { row }
 }
