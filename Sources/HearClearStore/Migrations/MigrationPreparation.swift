@@ -2,7 +2,7 @@ import Logging
 import PostgresNIO
 
 /// Work in code that a migration file needs done first, for what SQL alone cannot do without a
-/// long lock (``SampleArraysCompaction``, before 0018). Both parts must be idempotent: a run
+/// long lock (``SampleArraysCompaction``, before 0018; ``CheckinsByMonthCopy``, before 0021). Both parts must be idempotent: a run
 /// stopped half-way is run again whole.
 public struct MigrationPreparation: Sendable {
     public typealias Step = @Sendable (PostgresConnection, Logger) async throws -> Void
@@ -14,6 +14,7 @@ public struct MigrationPreparation: Sendable {
 
     /// The preparations, by the name of the file they prepare.
     static let byFile: [String: MigrationPreparation] = [
-        "0018_sample_arrays_dropped.sql": SampleArraysCompaction.preparation
+        "0018_sample_arrays_dropped.sql": SampleArraysCompaction.preparation,
+        "0021_checkins_by_month_swapped.sql": CheckinsByMonthCopy.preparation,
     ]
 }
