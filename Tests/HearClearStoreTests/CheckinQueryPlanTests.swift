@@ -61,10 +61,11 @@ struct CheckinQueryPlanTests {
                     "SELECT id, venue_id, device_id FROM checkins WHERE started_at = '2026-07-15T20:00:00Z'"
                 ).decode((UUID, Int64, Int64).self).first { _ in true })
 
+            let july = ISO8601DateFormatter().date(from: "2026-07-15T20:00:00Z")!
             // Ingest's overlap check reads the phone's last day through its index, in July only.
             var submission = SubmissionFixture.submission(
                 venue: "v1", timezone: "UTC", device: "device-1", levelDBFS: -30,
-                start: ISO8601DateFormatter().date(from: "2026-07-15T20:00:00Z")!)
+                start: july)
             submission.id = UUID()
             let ingest = try await AdminQueryPlanTests.plan(
                 try CheckinRepository.insertQuery(
@@ -77,10 +78,15 @@ struct CheckinQueryPlanTests {
                 (
                     one.1,
                     AggregationResult.Judgement(
-                        checkinID: one.0, status: .included, reasons: [], levelDBFS: -30,
+                        checkinID: one.0, startedAt: july, status: .included, reasons: [], levelDBFS: -30,
                         validSeconds: 300, newlyCleaned: true)
                 )
             ]
+            // The worker's update of a July check-in reads July's partition only, by an index.
+            let judging = try await AdminQueryPlanTests.plan(AggregationRepository.judgementsQuery(judgements), client)
+            #expect(judging.contains("Index Scan using checkins_2026_07_"), "\(judging)")
+            #expect(!judging.contains("checkins_2026_06") && !judging.contains("checkins_2026_08"), "\(judging)")
+
             let queries: [(String, PostgresQuery, String)] = [
                 (
                     "ingest",
@@ -103,7 +109,7 @@ struct CheckinQueryPlanTests {
                     "a venue's check-ins", AggregationRepository.checkinsQuery(venueIDs: [one.1], newOnly: false),
                     "venue_id_started_at_idx"
                 ),
-                ("judgements", AggregationRepository.judgementsQuery(judgements), "_pkey"),
+                ("judgements", AggregationRepository.judgementsQuery(judgements), "Index Scan using checkins_2026_07_"),
                 (
                     "retention",
                     SampleRetention.stripQuery(

@@ -157,7 +157,7 @@ public struct Aggregator: Sendable {
             }
             // Samples that cannot be read (arrays that do not line up): excluded once and for all.
             let judgement = AggregationResult.Judgement(
-                checkinID: checkin.id, status: .excluded,
+                checkinID: checkin.id, startedAt: checkin.startedAt, status: .excluded,
                 reasons: [JudgementReason.invalidSamples], levelDBFS: nil, validSeconds: 0,
                 cleanExclusion: JudgementReason.invalidSamples, newlyCleaned: checkin.raw != nil)
             if checkin.raw != nil || checkin.stored?.status != judgement.status
@@ -188,7 +188,8 @@ public struct Aggregator: Sendable {
                     residualDB: hour.residualDB, otherDevices: hour.otherDeviceCount, character: statistics.character)
             }
             let row = AggregationResult.Judgement(
-                checkinID: checkin.id, status: judgement.status, reasons: judgement.reasons,
+                checkinID: checkin.id, startedAt: checkin.startedAt, status: judgement.status,
+                reasons: judgement.reasons,
                 levelDBFS: judgement.levelDBFS, validSeconds: judgement.validSeconds,
                 cleanExclusion: judgement.cleaning?.exclusion.map(JudgementReason.init),
                 newlyCleaned: checkin.stored == nil)

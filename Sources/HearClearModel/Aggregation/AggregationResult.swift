@@ -6,6 +6,8 @@ public struct AggregationResult: Sendable, Equatable {
     /// The judgement of one check-in (`checkins.status`, `reasons`, `level_dbfs`, `valid_seconds`).
     public struct Judgement: Sendable, Equatable {
         public var checkinID: UUID
+        /// The check-in's `started_at`: which month's partition holds it (migration 0020).
+        public var startedAt: Date
         /// `included`, `outlier` or `excluded`.
         public var status: CheckinStatus
         public var reasons: [JudgementReason]
@@ -17,10 +19,11 @@ public struct AggregationResult: Sendable, Equatable {
         public var newlyCleaned: Bool
 
         public init(
-            checkinID: UUID, status: CheckinStatus, reasons: [JudgementReason], levelDBFS: Double?, validSeconds: Int,
-            cleanExclusion: JudgementReason? = nil, newlyCleaned: Bool = false
+            checkinID: UUID, startedAt: Date, status: CheckinStatus, reasons: [JudgementReason], levelDBFS: Double?,
+            validSeconds: Int, cleanExclusion: JudgementReason? = nil, newlyCleaned: Bool = false
         ) {
             self.checkinID = checkinID
+            self.startedAt = startedAt
             self.status = status
             self.reasons = reasons
             self.levelDBFS = levelDBFS

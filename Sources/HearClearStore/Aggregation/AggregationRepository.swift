@@ -182,15 +182,18 @@ public struct AggregationRepository: Sendable {
             level_dbfs = NULLIF(u.level, 'NaN'::real), valid_seconds = u.valid, judged_at = now(),
             cleaned_at = CASE WHEN u.newly THEN now() ELSE c.cleaned_at END,
             clean_exclusion = CASE WHEN u.newly THEN NULLIF(u.clean, '') ELSE c.clean_exclusion END
-        FROM unnest(\(judgements.map(\.1.checkinID))::uuid[], \(judgements.map(\.0))::bigint[],
+        FROM unnest(\(judgements.map(\.1.checkinID))::uuid[], \(judgements.map(\.1.startedAt))::timestamptz[],
+                    \(judgements.map(\.0))::bigint[],
                     \(judgements.map(\.1.status.rawValue))::text[],
                     \(judgements.map { $0.1.reasons.map(\.rawValue).joined(separator: ",") })::text[],
                     \(judgements.map { Float($0.1.levelDBFS ?? .nan) })::real[],
                     \(judgements.map { Int32($0.1.validSeconds) })::integer[],
                     \(judgements.map(\.1.newlyCleaned))::boolean[],
                     \(judgements.map { $0.1.cleanExclusion?.rawValue ?? "" })::text[])
-             AS u(id, venue, status, reasons, level, valid, newly, clean)
-        WHERE c.id = ANY(\(judgements.map(\.1.checkinID))) AND c.id = u.id AND c.venue_id = u.venue
+             AS u(id, started, venue, status, reasons, level, valid, newly, clean)
+        -- The starts as a list too: PostgreSQL then reads only those months' partitions.
+        WHERE c.started_at = ANY(\(judgements.map(\.1.startedAt))) AND c.id = ANY(\(judgements.map(\.1.checkinID)))
+          AND c.id = u.id AND c.started_at = u.started AND c.venue_id = u.venue
         """
     }
 
