@@ -93,8 +93,8 @@ public struct CheckinRepository: Sendable {
         on connection: PostgresConnection
     ) async throws -> CheckinReceipt? {
         let verdict = firstJudgement(venue)
-        let statement = PreparedIngest(
-            query: try Self.insertQuery(submission, venueID: venue.id, deviceID: deviceID, verdict: verdict))
+        let statement = PreparedQuery<IngestStatement>(
+            try Self.insertQuery(submission, venueID: venue.id, deviceID: deviceID, verdict: verdict))
         let rows = try await connection.execute(statement, logger: logger)
         guard
             let (receivedAt, status, reasons) = try await rows.first(where: { _ in true })?.decode(
@@ -193,12 +193,9 @@ extension PostgresClient {
     }
 }
 
-/// Ingest's statement (``CheckinRepository/insertQuery(_:venueID:deviceID:verdict:)``) prepared once
-/// a connection: its text does not depend on the check-in (every value is a parameter), so
-/// PostgreSQL parses and analyses it once per connection instead of once per check-in.
-struct PreparedIngest: PostgresPreparedStatement {
-    typealias Row = PostgresRow
-    static let name = "hearclear_ingest"
+/// Ingest's statement (``CheckinRepository/insertQuery(_:venueID:deviceID:verdict:)``), prepared
+/// once a connection.
+enum IngestStatement: QueryShape {
     static let sql: String = {
         let sample = CheckinSubmission(
             id: UUID(), venue: .init(externalID: "v", details: nil), deviceID: "d", deviceModel: nil, location: nil,
@@ -207,13 +204,4 @@ struct PreparedIngest: PostgresPreparedStatement {
         let verdict = IntakeRule.Verdict(status: .pending, reasons: [], distanceMetres: nil)
         return (try? CheckinRepository.insertQuery(sample, venueID: 1, deviceID: 1, verdict: verdict).sql) ?? ""
     }()
-    let query: PostgresQuery
-
-    init(query: PostgresQuery) {
-        assert(query.sql == Self.sql, "ingest's text must not depend on the check-in")
-        self.query = query
-    }
-
-    func makeBindings() -> PostgresBindings { query.binds }
-    func decodeRow(_ row: PostgresRow) -> PostgresRow { row }
 }

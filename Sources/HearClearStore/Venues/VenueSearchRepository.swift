@@ -27,16 +27,16 @@ public struct VenueSearchRepository: Sendable {
     public func search(_ query: VenueSearchQuery, referenceOffsetDB: Double) async throws -> [VenueSearchHit] {
         switch (query.order, query.filter == nil) {
         case (.distance, true):
-            let statement = PreparedSearch<NearestSearch>(
-                query: Self.nearestUnfiltered(query, referenceOffsetDB: referenceOffsetDB))
+            let statement = PreparedQuery<NearestSearch>(
+                Self.nearestUnfiltered(query, referenceOffsetDB: referenceOffsetDB))
             return try await hits(try await client.execute(statement, logger: logger), byLevel: false)
         case (.distance, false):
-            let statement = PreparedSearch<LevelledSearchByDistance>(
-                query: Self.levelled(query, referenceOffsetDB: referenceOffsetDB))
+            let statement = PreparedQuery<LevelledSearchByDistance>(
+                Self.levelled(query, referenceOffsetDB: referenceOffsetDB))
             return try await hits(try await client.execute(statement, logger: logger), byLevel: false)
         case (.level, _):
-            let statement = PreparedSearch<LevelledSearchByLevel>(
-                query: Self.levelled(query, referenceOffsetDB: referenceOffsetDB))
+            let statement = PreparedQuery<LevelledSearchByLevel>(
+                Self.levelled(query, referenceOffsetDB: referenceOffsetDB))
             return try await hits(try await client.execute(statement, logger: logger), byLevel: true)
         }
     }
@@ -316,36 +316,13 @@ public struct VenueSearchRepository: Sendable {
     }
 }
 
-/// A search as a prepared statement: the text of its shape (`Shape.sql`), the values of this
-/// search as its parameters (the bindings of the same query built with them).
-struct PreparedSearch<Shape: SearchShape>: PostgresPreparedStatement {
-    typealias Row = PostgresRow
-    static var sql: String { Shape.sql }
-    static var name: String { "hearclear_search_\(Shape.self)" }
-    let query: PostgresQuery
-
-    init(query: PostgresQuery) {
-        assert(query.sql == Shape.sql, "a search's text must not depend on its values")
-        self.query = query
-    }
-
-    func makeBindings() -> PostgresBindings { query.binds }
-    func decodeRow(_ row: PostgresRow) -> PostgresRow { row }
-}
-
-/// One shape of search query: its SQL, built once from a sample search (only the shape matters:
-/// every value is a parameter).
-protocol SearchShape: Sendable {
-    static var sql: String { get }
-}
-
 private let sampleSearch = VenueSearchQuery(latitude: 0, longitude: 0, radiusMetres: 1, at: Date())
 
-enum NearestSearch: SearchShape {
+enum NearestSearch: QueryShape {
     static let sql = VenueSearchRepository.nearestUnfiltered(sampleSearch, referenceOffsetDB: 0).sql
 }
 
-enum LevelledSearchByDistance: SearchShape {
+enum LevelledSearchByDistance: QueryShape {
     static let sql = VenueSearchRepository.levelled(
         {
             var query = sampleSearch
@@ -355,7 +332,7 @@ enum LevelledSearchByDistance: SearchShape {
     ).sql
 }
 
-enum LevelledSearchByLevel: SearchShape {
+enum LevelledSearchByLevel: QueryShape {
     static let sql = VenueSearchRepository.levelled(
         {
             var query = sampleSearch
