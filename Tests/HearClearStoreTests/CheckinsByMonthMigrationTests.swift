@@ -97,7 +97,8 @@ struct CheckinsByMonthMigrationTests {
 
             // 0021's statements as the runner runs them, without running the copy again.
             let swap = try #require(migrations.first { $0.version == 21 })
-            let rest = migrations.filter { $0.version <= 20 || $0.version >= 22 }
+            let rest =
+                migrations.filter { $0.version <= 20 || $0.version >= 22 }
                 + [Migration(version: 21, name: "0021_without_its_preparation.sql", sql: swap.sql)]
             let applied = try await MigrationRunner(
                 client: client, migrations: rest.sorted { $0.version < $1.version }, logger: logger

@@ -6,7 +6,7 @@ import PostgresNIO
 /// `started_at`, made by the database's `checkins_partition(instant)`.
 ///
 /// The server makes them ahead of time (``makeAhead(of:)``, hourly), so ingest normally finds its
-/// month's table; a check-in of a month that has none (an old one from `hearclear simulate`, a
+/// month's table; a check-in of a month that has none (an old one from `hearclear-bench simulate`, a
 /// test's fixed date) makes it at once (``isMissingPartition(_:)`` and ``make(for:)``).
 public struct CheckinPartitions: Sendable {
     let client: PostgresClient

@@ -2,8 +2,8 @@ import Logging
 import PostgresNIO
 
 /// Work in code that a migration file needs done first, for what SQL alone cannot do without a
-/// long lock (``SampleArraysCompaction``, before 0018; ``CheckinsByMonthCopy``, before 0021). Both parts must be idempotent: a run
-/// stopped half-way is run again whole.
+/// long lock (``SampleArraysCompaction``, before 0018; ``CheckinsByMonthCopy``, before 0021). Both
+/// parts must be idempotent: a run stopped half-way is run again whole.
 public struct MigrationPreparation: Sendable {
     public typealias Step = @Sendable (PostgresConnection, Logger) async throws -> Void
 
