@@ -30,7 +30,6 @@ ALTER TABLE checkins_by_month RENAME TO checkins;
 ALTER TABLE checkins RENAME CONSTRAINT checkins_by_month_pkey TO checkins_pkey;
 ALTER INDEX checkins_by_month_device_started_idx RENAME TO checkins_device_started_idx;
 ALTER INDEX checkins_by_month_received_idx RENAME TO checkins_received_idx;
-ALTER INDEX checkins_by_month_status_idx RENAME TO checkins_status_idx;
 ALTER INDEX checkins_by_month_venue_started_idx RENAME TO checkins_venue_started_idx;
 ALTER INDEX checkins_by_month_venue_uncleaned_idx RENAME TO checkins_venue_uncleaned_idx;
 

@@ -5,7 +5,7 @@
 # check-ins, gzip, CLIENTS clients for SECONDS s); then the very rows the server stored are copied
 # out and COPYed back — the same bytes, in CLIENTS sessions at once, each its share, through the
 # server's socket (psql's \copy) — into a table of the same shape (`LIKE checkins INCLUDING ALL`:
-# columns, defaults, CHECKs and all six indexes), three times, emptied between. Prints
+# columns, defaults, CHECKs and all its indexes), three times, emptied between. Prints
 # check-ins/s of each, and the server's share of COPY's.
 #
 #   scripts/ingest-ceiling.sh [CLIENTS] [SECONDS]     (defaults 16 and 20)
