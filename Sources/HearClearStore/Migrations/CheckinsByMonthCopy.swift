@@ -30,23 +30,25 @@ enum CheckinsByMonthCopy {
                 try await connection.query("BEGIN", logger: logger)
                 try await connection.query("TRUNCATE checkins_by_month, checkin_ids", logger: logger)
                 try await connection.query("INSERT INTO checkins_by_month SELECT * FROM checkins", logger: logger)
-                try await connection.query("INSERT INTO checkin_ids (id) SELECT id FROM checkins", logger: logger)
+                // The count from the copy itself, not from a second read of the table.
+                let copied =
+                    try await connection.query(
+                        """
+                        WITH copied AS (INSERT INTO checkin_ids (id) SELECT id FROM checkins RETURNING 1)
+                        SELECT count(*) FROM copied
+                        """, logger: logger
+                    ).decode(Int.self).first { _ in true } ?? 0
                 try await connection.query("COMMIT", logger: logger)
+                logger.info(
+                    "check-ins copied into their months",
+                    metadata: [
+                        "checkins": "\(copied)",
+                        "milliseconds": "\(MigrationPreparation.milliseconds(since: started))",
+                    ])
             } catch {
                 _ = try? await connection.query("ROLLBACK", logger: logger)
                 throw error
             }
-            let copied =
-                try await connection.query("SELECT count(*) FROM checkin_ids", logger: logger)
-                .decode(Int.self).first { _ in true } ?? 0
-            logger.info(
-                "check-ins copied into their months",
-                metadata: ["checkins": "\(copied)", "milliseconds": "\(milliseconds(since: started))"])
         },
         within: { _, _ in })
-
-    private static func milliseconds(since start: ContinuousClock.Instant) -> Int64 {
-        let elapsed = (ContinuousClock.now - start).components
-        return elapsed.seconds * 1_000 + elapsed.attoseconds / 1_000_000_000_000_000
-    }
 }

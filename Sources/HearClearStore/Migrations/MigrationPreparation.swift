@@ -12,6 +12,12 @@ public struct MigrationPreparation: Sendable {
     /// Run in the file's transaction, before its statements.
     let within: Step
 
+    /// Whole milliseconds since `start`, for a preparation's log line.
+    static func milliseconds(since start: ContinuousClock.Instant) -> Int64 {
+        let elapsed = (ContinuousClock.now - start).components
+        return elapsed.seconds * 1_000 + elapsed.attoseconds / 1_000_000_000_000_000
+    }
+
     /// The preparations, by the name of the file they prepare.
     static let byFile: [String: MigrationPreparation] = [
         "0018_sample_arrays_dropped.sql": SampleArraysCompaction.preparation,

@@ -44,7 +44,7 @@ enum SampleArraysCompaction {
                 "check-ins' samples compacted",
                 metadata: [
                     "checkins": "\(total.checkins)", "samples": "\(total.samples)",
-                    "milliseconds": "\(milliseconds(since: started))",
+                    "milliseconds": "\(MigrationPreparation.milliseconds(since: started))",
                 ])
         },
         within: { connection, logger in
@@ -69,13 +69,10 @@ enum SampleArraysCompaction {
             }
             logger.info(
                 "late check-ins' samples compacted under lock",
-                metadata: ["checkins": "\(late.count)", "milliseconds": "\(milliseconds(since: started))"])
+                metadata: [
+                    "checkins": "\(late.count)", "milliseconds": "\(MigrationPreparation.milliseconds(since: started))",
+                ])
         })
-
-    private static func milliseconds(since start: ContinuousClock.Instant) -> Int64 {
-        let elapsed = (ContinuousClock.now - start).components
-        return elapsed.seconds * 1_000 + elapsed.attoseconds / 1_000_000_000_000_000
-    }
 
     /// The columns ``rewrite(_:on:logger:)`` reads.
     static let selection =
