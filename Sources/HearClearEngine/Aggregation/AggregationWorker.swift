@@ -189,23 +189,17 @@ public struct AggregationWorker: Service {
     /// Once the schema is ready and then every hour, removes the samples of the check-ins
     /// received more than `days` days ago (``SampleRetention``); logs what it freed.
     private func removeOldSamples(olderThan days: Int) async {
-        guard await gate.wait() else { return }
         let retention = SampleRetention(client: client, logger: logger)
-        while !Task.isCancelled {
-            do {
-                let pass = try await retention.strip(receivedBefore: Date().addingTimeInterval(-Double(days) * 86_400))
-                if pass.checkins > 0 {
-                    logger.info(
-                        "samples removed past the retention",
-                        metadata: [
-                            "checkins": "\(pass.checkins)", "bytes": "\(pass.bytes)",
-                            "bytesPerCheckin": "\(pass.bytes / pass.checkins)", "days": "\(days)",
-                        ])
-                }
-            } catch {
-                logger.error("sample retention failed", metadata: ["error": "\(error)"])
+        await hourly(failure: "sample retention failed") {
+            let pass = try await retention.strip(receivedBefore: Date().addingTimeInterval(-Double(days) * 86_400))
+            if pass.checkins > 0 {
+                logger.info(
+                    "samples removed past the retention",
+                    metadata: [
+                        "checkins": "\(pass.checkins)", "bytes": "\(pass.bytes)",
+                        "bytesPerCheckin": "\(pass.bytes / pass.checkins)", "days": "\(days)",
+                    ])
             }
-            do { try await Task.sleep(for: .seconds(3_600)) } catch { return }
         }
     }
 
@@ -213,14 +207,22 @@ public struct AggregationWorker: Service {
     /// that ingest will need (``CheckinPartitions/makeAhead(of:)``), so that a new month's first
     /// check-in does not wait on the lock a new partition takes.
     private func makePartitionsAhead() async {
-        guard await gate.wait() else { return }
         let partitions = CheckinPartitions(client: client, logger: logger)
+        await hourly(failure: "making check-in partitions failed") {
+            let made = try await partitions.makeAhead(of: Date())
+            if made > 0 { logger.info("check-in partitions made ahead", metadata: ["partitions": "\(made)"]) }
+        }
+    }
+
+    /// Runs `work` once the schema is ready and then every hour until cancelled; a failure is
+    /// logged as `failure` and the next hour tries again.
+    private func hourly(failure: Logger.Message, _ work: () async throws -> Void) async {
+        guard await gate.wait() else { return }
         while !Task.isCancelled {
             do {
-                let made = try await partitions.makeAhead(of: Date())
-                if made > 0 { logger.info("check-in partitions made ahead", metadata: ["partitions": "\(made)"]) }
+                try await work()
             } catch {
-                logger.error("making check-in partitions failed", metadata: ["error": "\(error)"])
+                logger.error(failure, metadata: ["error": "\(error)"])
             }
             do { try await Task.sleep(for: .seconds(3_600)) } catch { return }
         }
