@@ -14,6 +14,7 @@ import Testing
 struct CheckinPartitionTests {
     static let logger = Logger(label: "test")
 
+    /// An RFC 3339 time of a test (these suites' fixed dates).
     static func date(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
 
     static func submission(start: Date, id: UUID = UUID(), device: String = "phone-1") -> CheckinSubmission {

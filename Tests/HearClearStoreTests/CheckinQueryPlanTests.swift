@@ -61,7 +61,7 @@ struct CheckinQueryPlanTests {
                     "SELECT id, venue_id, device_id FROM checkins WHERE started_at = '2026-07-15T20:00:00Z'"
                 ).decode((UUID, Int64, Int64).self).first { _ in true })
 
-            let july = ISO8601DateFormatter().date(from: "2026-07-15T20:00:00Z")!
+            let july = CheckinPartitionTests.date("2026-07-15T20:00:00Z")
             // Ingest's overlap check reads the phone's last day through its index, in July only.
             var submission = SubmissionFixture.submission(
                 venue: "v1", timezone: "UTC", device: "device-1", levelDBFS: -30,
@@ -113,7 +113,7 @@ struct CheckinQueryPlanTests {
                 (
                     "retention",
                     SampleRetention.stripQuery(
-                        receivedBefore: ISO8601DateFormatter().date(from: "2026-07-01T00:00:00Z")!, batch: 1_000),
+                        receivedBefore: CheckinPartitionTests.date("2026-07-01T00:00:00Z"), batch: 1_000),
                     "received_at_idx"
                 ),
             ]

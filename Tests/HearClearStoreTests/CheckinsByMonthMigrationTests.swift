@@ -58,7 +58,7 @@ struct CheckinsByMonthMigrationTests {
             let starts = [
                 "2026-01-31T23:59:59Z", "2026-01-05T10:00:00Z", "2026-02-01T00:00:00Z", "2026-02-14T20:00:00Z",
                 "2026-03-30T21:00:00Z",
-            ].map { ISO8601DateFormatter().date(from: $0)! }
+            ].map(CheckinPartitionTests.date)
             var ids: [UUID] = []
             for (index, start) in starts.enumerated() {
                 for _ in 0..<(index + 2) {
@@ -88,7 +88,7 @@ struct CheckinsByMonthMigrationTests {
             // An old server still running after the copy: a new check-in (in a month without a
             // partition yet), a judgement, an erasure. Only 0020's trigger knows of them.
             let late = UUID()
-            let lateStart = ISO8601DateFormatter().date(from: "2025-12-24T19:00:00Z")!
+            let lateStart = CheckinPartitionTests.date("2025-12-24T19:00:00Z")
             try await insert(late, startedAt: lateStart, on: client)
             try await client.query("UPDATE checkins SET status = 'outlier' WHERE id = \(ids[1])", logger: logger)
             try await client.query("DELETE FROM checkins WHERE id = \(ids[2])", logger: logger)
