@@ -3309,8 +3309,9 @@ public enum Operations {
                     }
                 }
             }
-            /// A check-in with this `id` was already received with other content (`type` ends in
-            /// `/conflict`, pointer `/id`). Make a new id for a new check-in.
+            /// A check-in with this `id` was already received with other content, or its check-in is no
+            /// longer stored because its month was archived (`type` ends in `/conflict`, pointer `/id`).
+            /// Make a new id for a new check-in.
             ///
             ///
             /// - Remark: Generated from `#/paths//api/v2/checkins/post(postCheckin)/responses/409`.
