@@ -1,10 +1,11 @@
 import Foundation
 import HearClearModel
-import HearClearStore
 import HearClearTestSupport
 import Logging
 import PostgresNIO
 import Testing
+
+@testable import HearClearStore
 
 @Suite("Aggregation queue: batches under advisory locks")
 struct AggregationQueueTests {
@@ -26,10 +27,19 @@ struct AggregationQueueTests {
     }
 
     /// An entry as ingest makes it (`checkins_only`).
-    private func enqueueFromIngest(_ venueID: Int64, on client: PostgresClient) async throws {
+    @discardableResult
+    private func enqueueFromIngest(_ venueID: Int64, on client: PostgresClient) async throws
+        -> AggregationQueue.QueuedCheckin
+    {
+        let checkin = AggregationQueue.QueuedCheckin(
+            id: UUID(), startedAt: Date(timeIntervalSince1970: (Date().timeIntervalSince1970).rounded()))
         try await client.query(
-            "INSERT INTO aggregation_queue (venue_id, checkins_only) VALUES (\(venueID), true)",
+            """
+            INSERT INTO aggregation_queue (venue_id, checkins_only, checkin_id, checkin_started_at)
+            VALUES (\(venueID), true, \(checkin.id), \(checkin.startedAt))
+            """,
             logger: QueueFixtures.logger)
+        return checkin
     }
 
     @Test(arguments: [1, 5])
@@ -60,11 +70,12 @@ struct AggregationQueueTests {
             let queue = AggregationQueue(client: client, logger: QueueFixtures.logger)
             let venues = try await QueueFixtures.venues(4, on: client)
             // Oldest first: 2 (ingest), 0 (ingest, then an admin change), 3 (ingest), 1 (admin).
-            try await enqueueFromIngest(venues[2], on: client)
+            let fromTwo = try await enqueueFromIngest(venues[2], on: client)
             try await enqueueFromIngest(venues[0], on: client)
             try await queue.enqueue(venueID: venues[0])
-            try await enqueueFromIngest(venues[3], on: client)
+            let fromThree = try await enqueueFromIngest(venues[3], on: client)
             try await queue.enqueue(venueID: venues[1])
+            let fromThreeAgain = try await enqueueFromIngest(venues[3], on: client)
 
             let (first, claims) = try await queue.processNext(limit: 3) { claims, _ in claims }
             let (second, rest) = try await queue.processNext(limit: 3) { claims, _ in claims }
@@ -73,13 +84,47 @@ struct AggregationQueueTests {
             #expect(first == AggregationQueue.Batch(processed: [venues[2], venues[0], venues[3]]))
             #expect(
                 claims == [
-                    .init(venueID: venues[2], checkinsOnly: true), .init(venueID: venues[0], checkinsOnly: false),
-                    .init(venueID: venues[3], checkinsOnly: true),
+                    .init(venueID: venues[2], checkinsOnly: true, newCheckins: [fromTwo]),
+                    .init(venueID: venues[0], checkinsOnly: false),
+                    .init(venueID: venues[3], checkinsOnly: true, newCheckins: [fromThree, fromThreeAgain]),
                 ])
+            // A venue read in full is told of no check-ins in particular.
+            #expect(claims?[1].newCheckins == [])
             #expect(second == AggregationQueue.Batch(processed: [venues[1]]))
             #expect(rest == [.init(venueID: venues[1], checkinsOnly: false)])
             #expect(third.isEmpty)
             #expect(none == nil)
+        }
+    }
+
+    @Test("a neighbour's re-judgement reads from memory; an ingest entry naming no check-in reads in full")
+    func rejudgedAndOlderIngestEntries() async throws {
+        try await withTestDatabase { client, _ in
+            let queue = AggregationQueue(client: client, logger: QueueFixtures.logger)
+            let venues = try await QueueFixtures.venues(3, on: client)
+            // 0: a neighbour's change only. 1: a neighbour's change, then a check-in. 2: a check-in
+            // queued by a server of before migration 0023 (no check-in named).
+            for venue in venues.prefix(2) {
+                try await client.query(
+                    """
+                    WITH moved AS (SELECT \(venue)::int8 AS venue_id),
+                    \(unescaped: AggregationQueue.enqueueing(from: "moved", .rejudged))
+                    SELECT count(*) FROM notified
+                    """,
+                    logger: QueueFixtures.logger)
+            }
+            let added = try await enqueueFromIngest(venues[1], on: client)
+            try await client.query(
+                "INSERT INTO aggregation_queue (venue_id, checkins_only) VALUES (\(venues[2]), true)",
+                logger: QueueFixtures.logger)
+
+            let (_, claims) = try await queue.processNext(limit: 3) { claims, _ in claims }
+            #expect(
+                claims == [
+                    .init(venueID: venues[0], checkinsOnly: true, newCheckins: []),
+                    .init(venueID: venues[1], checkinsOnly: true, newCheckins: [added]),
+                    .init(venueID: venues[2], checkinsOnly: false),
+                ])
         }
     }
 

@@ -82,6 +82,11 @@ struct CheckinQueryPlanTests {
                         validSeconds: 300, newlyCleaned: true)
                 )
             ]
+            // The new check-ins the worker reads by their queued keys come from their month only.
+            let newOnes = try await AdminQueryPlanTests.plan(
+                AggregationRepository.checkinsQuery(
+                    venueIDs: [one.1], only: [AggregationQueue.QueuedCheckin(id: one.0, startedAt: july)]), client)
+            #expect(!newOnes.contains("checkins_2026_06") && !newOnes.contains("checkins_2026_08"), "\(newOnes)")
             // The worker's update of a July check-in reads July's partition only, by an index.
             let judging = try await AdminQueryPlanTests.plan(AggregationRepository.judgementsQuery(judgements), client)
             #expect(judging.contains("Index Scan using checkins_2026_07_"), "\(judging)")
@@ -102,11 +107,13 @@ struct CheckinQueryPlanTests {
                     "device_id_started_at_idx"
                 ),
                 (
-                    "new check-ins to judge", AggregationRepository.checkinsQuery(venueIDs: [one.1], newOnly: true),
-                    "_venue_id_idx"
+                    "new check-ins to judge",
+                    AggregationRepository.checkinsQuery(
+                        venueIDs: [one.1], only: [AggregationQueue.QueuedCheckin(id: one.0, startedAt: july)]),
+                    "Index Scan using checkins_2026_07_"
                 ),
                 (
-                    "a venue's check-ins", AggregationRepository.checkinsQuery(venueIDs: [one.1], newOnly: false),
+                    "a venue's check-ins", AggregationRepository.checkinsQuery(venueIDs: [one.1], only: nil),
                     "venue_id_started_at_idx"
                 ),
                 ("judgements", AggregationRepository.judgementsQuery(judgements), "Index Scan using checkins_2026_07_"),
@@ -122,6 +129,39 @@ struct CheckinQueryPlanTests {
                 #expect(!AdminQueryPlanTests.scansWhole(plan, "checkins", filled: filled), "\(name): \(plan)")
                 #expect(plan.contains(index), "\(name): \(plan)")
             }
+        }
+    }
+
+    /// The judgement's update (and the retention's) can be HOT, which writes no index entry and
+    /// leaves no dead one behind (migration 0023): no index of `checkins` or of its months names,
+    /// in its columns or its predicate, a column those updates set. Read from the catalogue.
+    @Test("no index names a column the judgement or the retention sets")
+    func updatesCanBeHOT() async throws {
+        try await withTestDatabase { client, _ in
+            try await client.query("SELECT checkins_partitions(now(), now() + interval '1 month')", logger: Self.logger)
+            let set = [
+                "status", "reasons", "level_dbfs", "valid_seconds", "judged_at", "cleaned_at", "clean_exclusion",
+                "samples", "samples_removed_at",
+            ]
+            let rows = try await client.query(
+                """
+                SELECT i.indexrelid::regclass::text, a.attname
+                FROM pg_index i
+                JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum > 0
+                WHERE i.indrelid IN (SELECT relid FROM pg_partition_tree('checkins'))
+                  AND (a.attnum = ANY(i.indkey::int2[])
+                       OR pg_get_expr(i.indpred, i.indrelid) ~ ('\\m' || a.attname || '\\M')
+                       OR pg_get_expr(i.indexprs, i.indrelid) ~ ('\\m' || a.attname || '\\M'))
+                """,
+                logger: Self.logger)
+            var named: [String] = []
+            var indexes = 0
+            for try await (index, column) in rows.decode((String, String).self) {
+                indexes += 1
+                if set.contains(column) { named.append("\(index): \(column)") }
+            }
+            #expect(indexes >= 8, "the catalogue query found the indexes' columns")
+            #expect(named.isEmpty, "\(named)")
         }
     }
 }

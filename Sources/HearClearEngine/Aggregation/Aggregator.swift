@@ -87,17 +87,20 @@ public struct Aggregator: Sendable {
         let venueIDs = claims.map(\.venueID)
         let headers = try await repository.headers(venueIDs: venueIDs, on: connection)
         var remembered: [Int64: AggregationInput] = [:]
+        var newCheckins: [AggregationQueue.QueuedCheckin] = []
         var unknown: [Int64] = []
         for claim in claims {
             guard let header = headers[claim.venueID] else { continue }
             if claim.checkinsOnly, let state = memory.state(venueID: claim.venueID, version: header.judgementVersion) {
                 remembered[claim.venueID] = state
+                newCheckins += claim.newCheckins
             } else {
                 unknown.append(claim.venueID)
             }
         }
-        let added = try await repository.checkins(venueIDs: Array(remembered.keys), newOnly: true, on: connection)
-        let loaded = try await repository.checkins(venueIDs: unknown, newOnly: false, on: connection)
+        let added = try await repository.checkins(
+            venueIDs: Array(remembered.keys), only: newCheckins, on: connection)
+        let loaded = try await repository.checkins(venueIDs: unknown, on: connection)
         let neighbours = try await repository.neighbourLevels(venueIDs: venueIDs, on: connection)
 
         var results: [AggregationResult] = []

@@ -37,16 +37,16 @@ public struct AggregationRepository: Sendable {
         return headers
     }
 
-    /// The check-ins of the venues, by venue, oldest first: all of them when `newOnly` is false,
-    /// else only those not cleaned yet (new ones, or all after the cleaning was forgotten). Raw
-    /// samples are read only for check-ins not cleaned yet; the others come with their stored
-    /// cleaning and judgement.
-    public func checkins(venueIDs: [Int64], newOnly: Bool, on connection: PostgresConnection) async throws
-        -> [Int64: [AggregationInput.Checkin]]
-    {
-        guard !venueIDs.isEmpty else { return [:] }
-        let hours = newOnly ? [:] : try await storedHours(venueIDs: venueIDs, on: connection)
-        let rows = try await connection.query(Self.checkinsQuery(venueIDs: venueIDs, newOnly: newOnly), logger: logger)
+    /// The check-ins of the venues, by venue, oldest first: all of them when `only` is nil, else
+    /// those of `only` (the check-ins their queue entries name) not cleaned yet. Raw samples are
+    /// read only for check-ins not cleaned yet; the others come with their stored cleaning and
+    /// judgement.
+    public func checkins(
+        venueIDs: [Int64], only: [AggregationQueue.QueuedCheckin]? = nil, on connection: PostgresConnection
+    ) async throws -> [Int64: [AggregationInput.Checkin]] {
+        guard !venueIDs.isEmpty, only?.isEmpty != true else { return [:] }
+        let hours = only != nil ? [:] : try await storedHours(venueIDs: venueIDs, on: connection)
+        let rows = try await connection.query(Self.checkinsQuery(venueIDs: venueIDs, only: only), logger: logger)
         var checkins: [Int64: [AggregationInput.Checkin]] = [:]
         for try await row in rows {
             var column = ColumnReader(row)
@@ -94,9 +94,27 @@ public struct AggregationRepository: Sendable {
         return checkins
     }
 
-    /// The statement of ``checkins(venueIDs:newOnly:on:)`` (its plan is tested).
-    static func checkinsQuery(venueIDs: [Int64], newOnly: Bool) -> PostgresQuery {
-        """
+    /// The statement of ``checkins(venueIDs:only:on:)`` (its plan is tested). New check-ins are
+    /// found by their keys (the starts too, so only their months' partitions are read), not by
+    /// an index on `cleaned_at`: the judgement sets it, and no index of `checkins` may name a
+    /// column the judgement sets, or its update could not be HOT (migration 0023).
+    static func checkinsQuery(venueIDs: [Int64], only: [AggregationQueue.QueuedCheckin]?) -> PostgresQuery {
+        guard let only else {
+            return """
+                \(unescaped: checkinsSelect)
+                WHERE c.venue_id = ANY(\(venueIDs))
+                ORDER BY c.venue_id, c.started_at, c.id
+                """
+        }
+        return """
+            \(unescaped: checkinsSelect)
+            WHERE c.venue_id = ANY(\(venueIDs)) AND c.started_at = ANY(\(only.map(\.startedAt)))
+              AND c.id = ANY(\(only.map(\.id))) AND c.cleaned_at IS NULL
+            ORDER BY c.venue_id, c.started_at, c.id
+            """
+    }
+
+    private static let checkinsSelect = """
         SELECT c.venue_id, c.id, c.started_at, c.received_at, c.device_id, d.excluded,
                (COALESCE(o.offset_db, 0) + COALESCE(e.offset_db, 0))::float8, c.receipt_reasons,
                c.cleaned_at IS NOT NULL, c.clean_exclusion, COALESCE(c.valid_seconds, 0), c.level_dbfs, c.status,
@@ -112,10 +130,7 @@ public struct AggregationRepository: Sendable {
         LEFT JOIN device_model_offsets o ON o.model = d.model
         LEFT JOIN device_offsets e ON e.device_id = d.id
         LEFT JOIN checkin_overrides a ON a.checkin_id = c.id
-        WHERE c.venue_id = ANY(\(venueIDs)) \(unescaped: newOnly ? "AND c.cleaned_at IS NULL" : "")
-        ORDER BY c.venue_id, c.started_at, c.id
         """
-    }
 
     /// The stored `class_window_*` arrays as pooling needs them; nil for none.
     static func phoneClasses(offsets: [Int32]?, seconds: [Int16]?, classes: [Int16]?) throws -> PhoneClassWindows? {
@@ -334,7 +349,7 @@ public struct AggregationRepository: Sendable {
         try await connection.query(
             """
             WITH neighbours AS (SELECT venue_id FROM venues_within_reach_of(\(moved)) AS venue_id),
-            \(unescaped: AggregationQueue.enqueueing(from: "neighbours", checkinsOnly: true, oneNotification: true))
+            \(unescaped: AggregationQueue.enqueueing(from: "neighbours", .rejudged, oneNotification: true))
             SELECT count(*) FROM notified
             """,
             logger: logger)

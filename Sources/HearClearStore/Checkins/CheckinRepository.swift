@@ -166,11 +166,11 @@ public struct CheckinRepository: Sendable {
                     \(windows?.map { Int16($0.labels.count) })::smallint[], \(windows?.flatMap(\.labels))::text[],
                     \(windows?.flatMap(\.confidencesPermille))::smallint[]
                 FROM verdict v, registered
-                RETURNING venue_id, received_at, receipt_status, receipt_reasons),
+                RETURNING id, venue_id, started_at, received_at, receipt_status, receipt_reasons),
             counted AS (
                 INSERT INTO venue_counts (venue_id, checkins) SELECT venue_id, 1 FROM inserted
                 ON CONFLICT (venue_id) DO UPDATE SET checkins = venue_counts.checkins + 1),
-            \(unescaped: AggregationQueue.enqueueing(from: "inserted", checkinsOnly: true))
+            \(unescaped: AggregationQueue.enqueueing(from: "inserted", .checkinsAdded))
             SELECT inserted.received_at, inserted.receipt_status, inserted.receipt_reasons FROM inserted, notified
             """
     }

@@ -14,19 +14,37 @@ extension AggregationQueue {
     /// for the notifications to be sent.
     ///
     /// - Parameters:
-    ///   - checkinsOnly: the venue only gained new check-ins (ingest): a worker that remembers the
-    ///     venue may read just those.
+    ///   - reason: what changed: anything (the venue is read in full), only check-ins added
+    ///     (`source` also yields their `id` and `started_at`; a worker that remembers the venue
+    ///     reads just those), or nothing of its own (judged again from memory).
     ///   - oneNotification: NOTIFY `*` (PostgreSQL sends one per transaction) instead of one per
     ///     venue, when many venues are queued at once.
-    static func enqueueing(from source: String, checkinsOnly: Bool = false, oneNotification: Bool = false) -> String {
+    static func enqueueing(from source: String, _ reason: Reason = .changed, oneNotification: Bool = false) -> String {
         let payload = oneNotification ? "'*'" : "queued.venue_id::text"
+        let entry =
+            switch reason {
+            case .changed: "venue_id, false, NULL::uuid, NULL::timestamptz, false"
+            case .checkinsAdded: "venue_id, true, id, started_at, false"
+            case .rejudged: "venue_id, true, NULL::uuid, NULL::timestamptz, true"
+            }
         return """
             queued AS (
-                INSERT INTO aggregation_queue (venue_id, checkins_only) SELECT venue_id, \(checkinsOnly) FROM \(source)
+                INSERT INTO aggregation_queue (venue_id, checkins_only, checkin_id, checkin_started_at, rejudge)
+                SELECT \(entry) FROM \(source)
                 RETURNING venue_id),
             notified AS (
                 SELECT queued.venue_id FROM queued WHERE pg_notify('\(channel)', \(payload)) IS NOT NULL)
             """
+    }
+
+    /// Why ``enqueueing(from:_:oneNotification:)`` queues a venue.
+    enum Reason {
+        /// Anything about the venue or its check-ins: read it in full.
+        case changed
+        /// Check-ins were stored (ingest): `source` yields each one's `id` and `started_at`.
+        case checkinsAdded
+        /// Nothing of the venue's own changed (its neighbours' levels did): judge it again.
+        case rejudged
     }
 
     /// Forgets the stored cleaning of one venue's check-ins (every venue's when `venueID` is nil),

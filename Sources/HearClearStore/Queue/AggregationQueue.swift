@@ -11,16 +11,32 @@ import PostgresNIO
 /// deleting exactly the queue entries it saw when it took them. An entry added meanwhile stays
 /// queued, so no venue is ever lost.
 public struct AggregationQueue: Sendable {
+    /// A check-in an ingest entry names (migration 0023): its id and the start that finds its
+    /// month's partition.
+    public struct QueuedCheckin: Sendable, Hashable {
+        public let id: UUID
+        public let startedAt: Date
+
+        public init(id: UUID, startedAt: Date) {
+            self.id = id
+            self.startedAt = startedAt
+        }
+    }
+
     /// A venue taken for processing.
     public struct Claim: Sendable, Equatable {
         public let venueID: Int64
-        /// Every entry seen came from ingest (`checkins_only`): only new check-ins were added, so a
-        /// worker that remembers the venue may read just those.
+        /// Every entry seen came from ingest, naming its check-in, or from a neighbour's change
+        /// (`rejudge`): only the check-ins in ``newCheckins`` were added, so a worker that
+        /// remembers the venue may read just those.
         public let checkinsOnly: Bool
+        /// The check-ins the entries seen name, oldest entry first (empty unless ``checkinsOnly``).
+        public let newCheckins: [QueuedCheckin]
 
-        public init(venueID: Int64, checkinsOnly: Bool) {
+        public init(venueID: Int64, checkinsOnly: Bool, newCheckins: [QueuedCheckin] = []) {
             self.venueID = venueID
             self.checkinsOnly = checkinsOnly
+            self.newCheckins = checkinsOnly ? newCheckins : []
         }
     }
 
@@ -88,16 +104,24 @@ public struct AggregationQueue: Sendable {
             guard !locked.isEmpty else { return (batch, nil) }
             // The entries are read again now that the locks are held: that statement's snapshot may
             // predate another worker's commit, and only a lock holder deletes a venue's entries. A
-            // venue whose entries are gone was just processed by another worker.
+            // venue whose entries are gone was just processed by another worker. An ingest entry
+            // that names no check-in (a server of before migration 0023) has its venue read in full.
             let entries = try await connection.query(
                 """
-                SELECT venue_id, array_agg(id), bool_and(checkins_only) FROM aggregation_queue
+                SELECT venue_id, array_agg(id ORDER BY id),
+                       bool_and(checkins_only AND (checkin_id IS NOT NULL OR rejudge)),
+                       array_agg(checkin_id ORDER BY id) FILTER (WHERE checkin_id IS NOT NULL),
+                       array_agg(checkin_started_at ORDER BY id) FILTER (WHERE checkin_id IS NOT NULL)
+                FROM aggregation_queue
                 WHERE venue_id = ANY(\(locked)) GROUP BY venue_id
                 """,
                 logger: logger)
-            var queued: [Int64: (ids: [Int64], checkinsOnly: Bool)] = [:]
-            for try await (venueID, ids, only) in entries.decode((Int64, [Int64], Bool).self) {
-                queued[venueID] = (ids, only)
+            var queued: [Int64: (ids: [Int64], checkinsOnly: Bool, checkins: [QueuedCheckin])] = [:]
+            for try await (venueID, ids, only, checkinIDs, starts) in entries.decode(
+                (Int64, [Int64], Bool, [UUID]?, [Date]?).self)
+            {
+                let checkins = zip(checkinIDs ?? [], starts ?? []).map { QueuedCheckin(id: $0, startedAt: $1) }
+                queued[venueID] = (ids, only, checkins)
             }
             var claims: [Claim] = []
             var seen: [Int64] = []
@@ -106,7 +130,7 @@ public struct AggregationQueue: Sendable {
                     batch.busy.append(venueID)
                     continue
                 }
-                claims.append(Claim(venueID: venueID, checkinsOnly: entry.checkinsOnly))
+                claims.append(Claim(venueID: venueID, checkinsOnly: entry.checkinsOnly, newCheckins: entry.checkins))
                 seen += entry.ids
                 batch.processed.append(venueID)
             }
