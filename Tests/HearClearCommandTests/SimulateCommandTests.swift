@@ -31,7 +31,8 @@ struct SimulateCommandTests {
                     try await database.count("venues", where: "external_id LIKE 'sim-7-%' AND timezone IS NOT NULL")
                         == 2)
                 #expect(
-                    try await database.count("checkins", where: "utc_offsets_min <> '{0}'") == 0,
+                    try await database.count(
+                        "checkins", where: "COALESCE(utc_offsets_min, ARRAY[utc_offset_min]) <> '{0}'") == 0,
                     "the simulator writes its times in UTC")
 
                 let evaluated = try await HearClearCommand.run(

@@ -54,7 +54,8 @@ struct ElsewhereMeanwhileTests {
             let aggregator = Aggregator(client: client, logger: logger)
             while !(try await aggregator.processNext(limit: 8).isEmpty) {}
             let rows = try await client.query(
-                "SELECT id, status, reasons FROM checkins WHERE id = \(clash.id) OR id = \(first.id)", logger: logger)
+                "SELECT id, status, COALESCE(reasons, '{}') FROM checkins WHERE id = \(clash.id) OR id = \(first.id)",
+                logger: logger)
             var judged: [UUID: (String, [String])] = [:]
             for try await (id, status, reasons) in rows.decode((UUID, String, [String]).self) {
                 judged[id] = (status, reasons)

@@ -103,7 +103,7 @@ struct ClientTests {
                 #expect(answer["status"] is String)
 
                 let rows = try await database.query(
-                    "SELECT source, sample_count, samples, utc_offsets_min, started_at FROM checkins WHERE id = \(UUID(uuidString: id)!)"
+                    "SELECT source, sample_count, samples, COALESCE(utc_offsets_min, ARRAY[utc_offset_min]), started_at FROM checkins WHERE id = \(UUID(uuidString: id)!)"
                 )
                 var found = 0
                 for try await (source, count, column, zones, startedAt) in rows.decode(
@@ -194,7 +194,7 @@ struct ClientTests {
 
     static func offsets(of id: String, in database: PostgresClient) async throws -> [Int16] {
         let rows = try await database.query(
-            "SELECT utc_offsets_min FROM checkins WHERE id = \(UUID(uuidString: id)!)")
+            "SELECT COALESCE(utc_offsets_min, ARRAY[utc_offset_min]) FROM checkins WHERE id = \(UUID(uuidString: id)!)")
         for try await zones in rows.decode([Int16].self) { return zones }
         return []
     }

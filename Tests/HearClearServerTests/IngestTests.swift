@@ -50,7 +50,7 @@ struct IngestTests {
             _ = try await Self.post(client, object)
 
             let rows = try await database.query(
-                "SELECT samples, utc_offsets_min FROM checkins"
+                "SELECT samples, COALESCE(utc_offsets_min, ARRAY[utc_offset_min]) FROM checkins"
             )
             for try await (column, zones) in rows.decode((ByteBuffer, [Int16]).self) {
                 let samples = try #require(try SampleSeries.column(column))

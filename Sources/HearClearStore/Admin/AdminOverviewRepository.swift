@@ -99,7 +99,7 @@ public struct AdminOverviewRepository: Sendable {
 
     static func recentCheckinsQuery(limit: Int) -> PostgresQuery {
         """
-        SELECT c.id, v.external_id, v.name, d.client_id, d.model, c.status, c.reasons, c.received_at,
+        SELECT c.id, v.external_id, v.name, d.client_id, d.model, c.status, COALESCE(c.reasons, '{}'), c.received_at,
                c.sample_count
         FROM (SELECT id, venue_id, device_id, status, reasons, received_at, sample_count FROM checkins
               ORDER BY received_at DESC LIMIT \(limit)) c

@@ -86,7 +86,7 @@ public struct AdminVenueRepository: Sendable {
     /// Newest first along `checkins_venue_started_idx`; devices are looked up for the page only.
     static func checkinsQuery(venueID: Int64, limit: Int, offset: Int) -> PostgresQuery {
         """
-        SELECT c.id, c.started_at, c.status, c.reasons, d.client_id, d.model, c.level_dbfs::float8,
+        SELECT c.id, c.started_at, c.status, COALESCE(c.reasons, '{}'), d.client_id, d.model, c.level_dbfs::float8,
                \(unescaped: AdminSchema.modelOffsetColumn), c.valid_seconds, c.sample_count,
                \(unescaped: AdminSchema.overrideColumn)
         FROM (SELECT id, device_id, started_at, status, reasons, level_dbfs, valid_seconds, sample_count

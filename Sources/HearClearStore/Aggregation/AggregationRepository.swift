@@ -116,11 +116,11 @@ public struct AggregationRepository: Sendable {
 
     private static let checkinsSelect = """
         SELECT c.venue_id, c.id, c.started_at, c.received_at, c.device_id, d.excluded,
-               (COALESCE(o.offset_db, 0) + COALESCE(e.offset_db, 0))::float8, c.receipt_reasons,
+               (COALESCE(o.offset_db, 0) + COALESCE(e.offset_db, 0))::float8, COALESCE(c.receipt_reasons, '{}'),
                c.cleaned_at IS NOT NULL, c.clean_exclusion, COALESCE(c.valid_seconds, 0), c.level_dbfs, c.status,
-               c.reasons,
+               COALESCE(c.reasons, '{}'),
                CASE WHEN c.cleaned_at IS NULL THEN c.samples END,
-               CASE WHEN c.cleaned_at IS NULL THEN c.utc_offsets_min END,
+               CASE WHEN c.cleaned_at IS NULL THEN COALESCE(c.utc_offsets_min, ARRAY[c.utc_offset_min]) END,
                a.decision,
                CASE WHEN c.cleaned_at IS NULL THEN c.class_window_offsets_s END,
                CASE WHEN c.cleaned_at IS NULL THEN c.class_window_seconds END,
@@ -193,7 +193,7 @@ public struct AggregationRepository: Sendable {
         """
         UPDATE checkins AS c SET
             status = u.status,
-            reasons = CASE WHEN u.reasons = '' THEN '{}'::text[] ELSE string_to_array(u.reasons, ',') END,
+            reasons = CASE WHEN u.reasons = '' THEN NULL ELSE string_to_array(u.reasons, ',') END,
             level_dbfs = NULLIF(u.level, 'NaN'::real), valid_seconds = u.valid, judged_at = now(),
             cleaned_at = CASE WHEN u.newly THEN now() ELSE c.cleaned_at END,
             clean_exclusion = CASE WHEN u.newly THEN NULLIF(u.clean, '') ELSE c.clean_exclusion END

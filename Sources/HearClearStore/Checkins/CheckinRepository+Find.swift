@@ -22,9 +22,9 @@ extension CheckinRepository {
 
     static let storedColumns = """
         SELECT c.id, v.external_id, d.client_id, d.model, c.source, c.started_at, c.samples,
-               c.location_accuracy_m, c.distance_m, c.status, c.reasons, c.level_dbfs,
-               c.valid_seconds, c.judged_at, c.zone_guessed, c.receipt_status, c.receipt_reasons, c.received_at,
-               c.utc_offsets_min, c.sample_count, c.ended_at,
+               c.location_accuracy_m, c.distance_m, c.status, COALESCE(c.reasons, '{}'), c.level_dbfs,
+               c.valid_seconds, c.judged_at, c.zone_guessed, c.receipt_status, COALESCE(c.receipt_reasons, '{}'),
+               c.received_at, COALESCE(c.utc_offsets_min, ARRAY[c.utc_offset_min]), c.sample_count, c.ended_at,
                c.samples_removed_at, c.classes_classifier, c.classes_classifier_version, c.classes_vocabulary,
                c.class_window_offsets_s, c.class_window_seconds, c.class_window_classes, c.class_top_counts,
                c.class_top_labels, c.class_top_permille

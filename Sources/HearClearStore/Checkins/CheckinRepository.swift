@@ -127,6 +127,10 @@ public struct CheckinRepository: Sendable {
         let reasons = verdict.reasons.map(\.rawValue)
         let classes = s.classes
         let windows = classes?.windows
+        // One UTC offset for the whole check-in is a smallint, only changing ones an array (0024).
+        let offsets = s.utcOffsetsMinutes
+        let singleOffset: Int16? = offsets.count == 1 ? offsets[0] : nil
+        let changingOffsets: [Int16]? = offsets.count == 1 ? nil : offsets
         // A device cannot be at two venues at once: a check-in overlapping in time one of the same
         // device at another venue is excluded as `elsewhere_meanwhile` (the earlier one stands;
         // one already excluded so is no evidence against the next).
@@ -138,12 +142,13 @@ public struct CheckinRepository: Sendable {
                     WHERE o.device_id = \(deviceID) AND o.venue_id <> \(venueID)
                       AND o.started_at < \(s.endedAt) AND o.started_at > \(s.startedAt) - interval '1 day'
                       AND o.ended_at > \(s.startedAt)
-                      AND NOT ('\(unescaped: JudgementReason.elsewhereMeanwhile.rawValue)' = ANY(o.receipt_reasons)))
+                      AND NOT COALESCE('\(unescaped: JudgementReason.elsewhereMeanwhile.rawValue)' = ANY(o.receipt_reasons), false))
                   AS elsewhere),
+            -- No reasons are stored as NULL (migration 0024).
             verdict AS (
                 SELECT CASE WHEN elsewhere THEN 'excluded' ELSE \(status)::text END AS status,
                        CASE WHEN elsewhere THEN \(reasons)::text[] || '\(unescaped: JudgementReason.elsewhereMeanwhile.rawValue)'::text
-                            ELSE \(reasons)::text[] END AS reasons
+                            ELSE NULLIF(\(reasons)::text[], '{}') END AS reasons
                 FROM clash),
             -- The id taken once for all months (migration 0020): a resend, whatever its
             -- `started_at`, registers nothing and so stores nothing.
@@ -151,14 +156,15 @@ public struct CheckinRepository: Sendable {
                 INSERT INTO checkin_ids (id) VALUES (\(s.id)) ON CONFLICT DO NOTHING RETURNING id),
             inserted AS (
                 INSERT INTO checkins (
-                    id, venue_id, device_id, source, started_at, ended_at, sample_count, samples, utc_offsets_min,
+                    id, venue_id, device_id, source, started_at, ended_at, sample_count, samples, utc_offset_min,
+                    utc_offsets_min,
                     zone_guessed, location_accuracy_m, distance_m, receipt_status, receipt_reasons, status, reasons,
                     classes_classifier, classes_classifier_version, classes_vocabulary,
                     class_window_offsets_s, class_window_seconds, class_window_classes, class_top_counts,
                     class_top_labels, class_top_permille)
                 SELECT
                     \(s.id), \(venueID), \(deviceID), \(s.source.rawValue), \(s.startedAt), \(s.endedAt),
-                    \(s.offsetsSeconds.count), \(samples), \(s.utcOffsetsMinutes),
+                    \(s.offsetsSeconds.count), \(samples), \(singleOffset)::smallint, \(changingOffsets)::smallint[],
                     \(s.zoneGuessed), \(s.location?.accuracyMetres), \(verdict.distanceMetres), v.status, v.reasons, v.status, v.reasons,
                     \(classes?.classifierName)::text, \(classes?.classifierVersion)::text,
                     \(classes?.vocabulary.rawValue)::text, \(windows?.map(\.offsetSeconds))::integer[],
@@ -166,7 +172,8 @@ public struct CheckinRepository: Sendable {
                     \(windows?.map { Int16($0.labels.count) })::smallint[], \(windows?.flatMap(\.labels))::text[],
                     \(windows?.flatMap(\.confidencesPermille))::smallint[]
                 FROM verdict v, registered
-                RETURNING id, venue_id, started_at, received_at, receipt_status, receipt_reasons),
+                RETURNING id, venue_id, started_at, received_at, receipt_status,
+                          COALESCE(receipt_reasons, '{}') AS receipt_reasons),
             counted AS (
                 INSERT INTO venue_counts (venue_id, checkins) SELECT venue_id, 1 FROM inserted
                 ON CONFLICT (venue_id) DO UPDATE SET checkins = venue_counts.checkins + 1),
