@@ -29,28 +29,37 @@ struct CheckinRowFormTests {
         return []
     }
 
+    /// A 300-second check-in at `venue` (no zone) starting 29 March 2026 (a clock change in
+    /// Europe) with these UTC offsets.
+    static func submission(venue: String, device: String, offsets: [Int16]) -> CheckinSubmission {
+        SubmissionFixture.submission(
+            venue: venue, timezone: nil, device: device, levelDBFS: -30,
+            start: CheckinPartitionTests.date("2026-03-29T00:00:00Z"), utcOffsetsMinutes: offsets)
+    }
+
+    /// Ingests each, expecting it to be created (`.created`) or, when `again`, found the same.
+    static func ingest(_ submissions: [CheckinSubmission], again: Bool = false, into checkins: CheckinRepository)
+        async throws
+    {
+        for submission in submissions {
+            switch try await checkins.ingest(submission, maxDistanceMetres: 250) {
+            case .created: #expect(!again, "a resend stored a new check-in")
+            case .duplicate: #expect(again, "a new check-in was taken for a resend")
+            default: Issue.record("neither stored nor found the same")
+            }
+        }
+    }
+
     @Test("each form is written as meant and reads back as sent; a resend is the same check-in")
     func newRows() async throws {
         try await withTestDatabase { client, _ in
             let checkins = CheckinRepository(client: client, logger: Self.logger)
-            let start = CheckinPartitionTests.date("2026-03-29T00:00:00Z")
             // One offset (UTC+1) for the whole check-in; nothing to say at receipt.
-            var steady = SubmissionFixture.submission(
-                venue: "forms", timezone: nil, device: "phone-1", levelDBFS: -30, start: start,
-                utcOffsetsMinutes: [60])
-            steady.id = UUID()
+            let steady = Self.submission(venue: "forms", device: "phone-1", offsets: [60])
             // An offset that changes within the check-in (a clock change): one per sample.
             let changing: [Int16] = Array(repeating: 60, count: 150) + Array(repeating: 120, count: 150)
-            var moving = SubmissionFixture.submission(
-                venue: "forms", timezone: nil, device: "phone-2", levelDBFS: -30, start: start,
-                utcOffsetsMinutes: changing)
-            moving.id = UUID()
-            for submission in [steady, moving] {
-                guard case .created = try await checkins.ingest(submission, maxDistanceMetres: 250) else {
-                    Issue.record("not created")
-                    return
-                }
-            }
+            let moving = Self.submission(venue: "forms", device: "phone-2", offsets: changing)
+            try await Self.ingest([steady, moving], into: checkins)
 
             #expect(try await Self.forms(of: steady.id, client) == ["60", nil, nil, nil])
             let movingForms = try await Self.forms(of: moving.id, client)
@@ -61,33 +70,17 @@ struct CheckinRowFormTests {
             #expect(readSteady.utcOffsetsMinutes == [60])
             #expect(readSteady.reasons.isEmpty && readSteady.receipt.reasons.isEmpty)
             #expect(try #require(try await checkins.find(id: moving.id)).utcOffsetsMinutes == changing)
-            for submission in [steady, moving] {
-                guard case .duplicate = try await checkins.ingest(submission, maxDistanceMetres: 250) else {
-                    Issue.record("a resend is not the same check-in")
-                    return
-                }
-            }
+            try await Self.ingest([steady, moving], again: true, into: checkins)
         }
     }
 
-    @Test("a row of before 0024 (one-element array, '{}' reasons) reads as it did and is judged alike")
+    @Test("a row of before 0024 (one-element array, '{}' reasons) reads as it did, for the API and for the worker")
     func olderRows() async throws {
         try await withTestDatabase { client, _ in
             let checkins = CheckinRepository(client: client, logger: Self.logger)
-            let start = CheckinPartitionTests.date("2026-03-29T00:00:00Z")
-            var new = SubmissionFixture.submission(
-                venue: "older", timezone: nil, device: "phone-1", levelDBFS: -30, start: start,
-                utcOffsetsMinutes: [60])
-            new.id = UUID()
-            var old = new
-            old.id = UUID()
-            old.deviceID = "phone-2"
-            for submission in [new, old] {
-                guard case .created = try await checkins.ingest(submission, maxDistanceMetres: 250) else {
-                    Issue.record("not created")
-                    return
-                }
-            }
+            let new = Self.submission(venue: "older", device: "phone-1", offsets: [60])
+            let old = Self.submission(venue: "older", device: "phone-2", offsets: [60])
+            try await Self.ingest([new, old], into: checkins)
             // As a server of before 0024 wrote it.
             try await client.query(
                 """
@@ -102,13 +95,10 @@ struct CheckinRowFormTests {
             let readNew = try #require(try await checkins.find(id: new.id))
             #expect(readOld.utcOffsetsMinutes == readNew.utcOffsetsMinutes)
             #expect(readOld.reasons == readNew.reasons && readOld.receipt.reasons == readNew.receipt.reasons)
-            guard case .duplicate = try await checkins.ingest(old, maxDistanceMetres: 250) else {
-                Issue.record("a resend of an older row is not the same check-in")
-                return
-            }
+            try await Self.ingest([old], again: true, into: checkins)
 
-            // The worker reads both forms the same: the two check-ins, alike but for the device,
-            // are judged alike.
+            // The worker reads both forms the same: the same offsets for its local hours, the same
+            // empty reasons from receipt.
             let venueID = try #require(
                 try await client.query("SELECT venue_id FROM checkins WHERE id = \(old.id)", logger: Self.logger)
                     .decode(Int64.self).first { _ in true })
