@@ -41,7 +41,9 @@ public enum DatabaseSession {
         // The pool warns when a query races its own start-up; that is noise for a one-shot command.
         var poolLogger = logger
         poolLogger.logLevel = .error
-        let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: poolLogger)
+        // The server's session settings too (its statements on `checkins` plan as they do there).
+        let client = PostgresClient(
+            configuration: CheckinPartitions.configured(clientConfiguration), backgroundLogger: poolLogger)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
