@@ -8,7 +8,8 @@ public enum JudgementSnapshot {
     public static func of(_ venueID: Int64, on client: PostgresClient) async throws -> [String] {
         let queries = [
             """
-            SELECT id, status, COALESCE(reasons, '{}'), level_dbfs, valid_seconds, cleaned_at IS NOT NULL, clean_exclusion
+            SELECT id, status, COALESCE(reasons, '{}'), level_dbfs, valid_seconds, cleaned_at IS NOT NULL,
+                   clean_exclusion
             FROM checkins WHERE venue_id = \(venueID) ORDER BY id
             """,
             """

@@ -103,7 +103,10 @@ struct ClientTests {
                 #expect(answer["status"] is String)
 
                 let rows = try await database.query(
-                    "SELECT source, sample_count, samples, COALESCE(utc_offsets_min, ARRAY[utc_offset_min]), started_at FROM checkins WHERE id = \(UUID(uuidString: id)!)"
+                    """
+                    SELECT source, sample_count, samples, COALESCE(utc_offsets_min, ARRAY[utc_offset_min]), started_at
+                    FROM checkins WHERE id = \(UUID(uuidString: id)!)
+                    """
                 )
                 var found = 0
                 for try await (source, count, column, zones, startedAt) in rows.decode(

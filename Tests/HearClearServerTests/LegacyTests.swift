@@ -85,7 +85,10 @@ struct LegacyTests {
             #expect(resend.status == .ok)
             #expect(try await database.count("checkins") == 1, "the derived id makes a resend harmless")
             let rows = try await database.query(
-                "SELECT started_at, samples, source, zone_guessed, COALESCE(utc_offsets_min, ARRAY[utc_offset_min]) FROM checkins"
+                """
+                SELECT started_at, samples, source, zone_guessed, COALESCE(utc_offsets_min, ARRAY[utc_offset_min])
+                FROM checkins
+                """
             )
             for try await (startedAt, column, source, guessed, offsets) in rows.decode(
                 (Date, ByteBuffer, String, Bool, [Int16]).self

@@ -142,7 +142,8 @@ public struct CheckinRepository: Sendable {
                     WHERE o.device_id = \(deviceID) AND o.venue_id <> \(venueID)
                       AND o.started_at < \(s.endedAt) AND o.started_at > \(s.startedAt) - interval '1 day'
                       AND o.ended_at > \(s.startedAt)
-                      AND NOT COALESCE('\(unescaped: JudgementReason.elsewhereMeanwhile.rawValue)' = ANY(o.receipt_reasons), false))
+                      AND NOT COALESCE(
+                          '\(unescaped: JudgementReason.elsewhereMeanwhile.rawValue)' = ANY(o.receipt_reasons), false))
                   AS elsewhere),
             -- No reasons are stored as NULL (migration 0024).
             verdict AS (
