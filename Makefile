@@ -10,7 +10,7 @@ SOUND_CHARACTER_DIR ?= $(or $(TMPDIR),/tmp)/hearclear-sound-character
 # Where scripts/sound-character/real.py keeps the Debian packages it fetches and the real set it cuts.
 SOUND_CHARACTER_REAL_DIR ?= $(or $(TMPDIR),/tmp)/hearclear-sound-real
 
-.PHONY: deps build release run test test-under-load contract pages-browser generate sound-character sound-character-real format loadtest ingest-ceiling clean
+.PHONY: deps build release run test test-under-load contract pages-browser generate sound-character sound-character-real format loadtest ingest-ceiling sample-bytes clean
 
 deps:
 	@./scripts/deps.sh
@@ -82,6 +82,10 @@ loadtest: release
 # The server's ingest beside raw COPY of the same rows, in one run on a scratch server.
 ingest-ceiling: release
 	scripts/ingest-ceiling.sh 16 20
+
+# Bytes a stored sample of the simulated city, seeds 1-4 into one scratch server, as served and compacted.
+sample-bytes: release
+	scripts/sample-bytes.sh city 4
 
 clean:
 	rm -rf .build .build-generator
