@@ -2,7 +2,7 @@
 -- `checkins_venue_uncleaned_idx` (venue_id WHERE cleaned_at IS NULL). The judgement's first
 -- update of a check-in sets `cleaned_at`; while an index filtered on it, that update could not be
 -- HOT and wrote a new entry in every index of `checkins` (the simulated city: 3 % of updates were
--- HOT, 64 % without it). Now no index of `checkins` names a column the judgement sets
+-- HOT, 67 % without it). Now no index of `checkins` names a column the judgement sets
 -- (`CheckinQueryPlanTests` checks that).
 --
 -- An entry from ingest names the check-in it added (`checkin_id`, `checkin_started_at`, so the
