@@ -141,7 +141,8 @@ struct CheckinQueryPlanTests {
             try await client.query("SELECT checkins_partitions(now(), now() + interval '1 month')", logger: Self.logger)
             let set = [
                 "status", "reasons", "level_dbfs", "valid_seconds", "judged_at", "cleaned_at", "clean_exclusion",
-                "samples", "samples_removed_at",
+                "samples", "samples_removed_at", "class_window_offsets_s", "class_window_seconds",
+                "class_window_classes", "class_top_counts", "class_top_labels", "class_top_permille",
             ]
             let rows = try await client.query(
                 """
