@@ -14,17 +14,8 @@ cd "$(dirname "$0")/.."
 clients=${1:-16}
 seconds=${2:-20}
 port=${CEILING_PORT:-18095}
-bench=.build/release/hearclear-bench
-psql=$(ls /usr/lib/postgresql/*/bin/psql 2>/dev/null | sort -V | tail -1)
-[ -x "$psql" ] || { echo "ingest-ceiling: psql of Debian's PostgreSQL is missing; run make deps" >&2; exit 1; }
-[ -x .build/release/hearclear ] && [ -x "$bench" ] || { echo "ingest-ceiling: build first: make release" >&2; exit 1; }
-HEARCLEAR_BINARY=.build/release/hearclear
-export HEARCLEAR_BINARY
 . scripts/scratch-server.sh
-serve_scratch "ingest ceiling" "$port" --log-level warning
-socket=$(ls -d "$data"/run 2>/dev/null || true)
-pgport=$(ls -a "$socket" | sed -n 's/^\.s\.PGSQL\.\([0-9]*\)$/\1/p' | head -1)
-q() { "$psql" -h "$socket" -p "$pgport" -U hearclear -d postgres -X -At -v ON_ERROR_STOP=1 "$@"; }
+serve_release_scratch "ingest ceiling" "$port" --log-level warning
 
 echo "== the server: GET /health, then check-ins"
 "$bench" loadtest ingest --url "$base" --clients "$clients" --duration "$seconds" --probe-interval 0 --health \

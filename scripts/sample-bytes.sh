@@ -15,17 +15,8 @@ mode=${1:-city}
 rounds=${2:-4}
 port=${SAMPLE_BYTES_PORT:-18096}
 case "$mode" in city | flat) ;; *) echo "usage: scripts/sample-bytes.sh city|flat [ROUNDS]" >&2; exit 2 ;; esac
-bench=$PWD/.build/release/hearclear-bench
-psql=$(ls /usr/lib/postgresql/*/bin/psql 2>/dev/null | sort -V | tail -1)
-[ -x "$psql" ] || { echo "sample-bytes: psql of Debian's PostgreSQL is missing; run make deps" >&2; exit 1; }
-[ -x .build/release/hearclear ] && [ -x "$bench" ] || { echo "sample-bytes: build first: make release" >&2; exit 1; }
-HEARCLEAR_BINARY=.build/release/hearclear
-export HEARCLEAR_BINARY
 . scripts/scratch-server.sh
-serve_scratch "sample bytes" "$port" --log-level warning
-socket=$(ls -d "$data"/run 2>/dev/null || true)
-pgport=$(ls -a "$socket" | sed -n 's/^\.s\.PGSQL\.\([0-9]*\)$/\1/p' | head -1)
-q() { "$psql" -h "$socket" -p "$pgport" -U hearclear -d postgres -X -At -v ON_ERROR_STOP=1 "$@"; }
+serve_release_scratch "sample bytes" "$port" --log-level warning
 
 sizes() {
     q -c "

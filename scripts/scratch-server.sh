@@ -1,4 +1,5 @@
-# Sourced by the scripts that test a served debug build (contract-test.sh, pages-browser.sh):
+# Sourced by the scripts that test a served debug build (contract-test.sh, pages-browser.sh) and
+# by the benchmarks on a release build:
 # `serve_scratch NAME PORT [ARGS…]` serves `$binary` (default .build/debug/hearclear) on a scratch
 # data directory (`$data`, removed on exit with the server stopped) at `$base`, rate limits off
 # for loopback, and returns once it is ready; if it stops first, its log is printed and the
@@ -27,3 +28,22 @@ serve_scratch() {
     cat "$data/serve.log" >&2
     exit 1
 }
+
+# `serve_release_scratch NAME PORT [ARGS…]`: `serve_scratch` of the release build, for the
+# benchmarks that read the database beside it (ingest-ceiling.sh, sample-bytes.sh). Sets `$bench`
+# (the release hearclear-bench, by absolute path) and `$socket`/`$pgport` of the scratch server's
+# embedded PostgreSQL, which `q` then queries with Debian's psql (unaligned, stopping at an error).
+serve_release_scratch() {
+    local name=$1
+    psql=$(ls /usr/lib/postgresql/*/bin/psql 2>/dev/null | sort -V | tail -1)
+    [ -x "$psql" ] || { echo "$name: psql of Debian's PostgreSQL is missing; run make deps" >&2; exit 1; }
+    bench=$PWD/.build/release/hearclear-bench
+    [ -x .build/release/hearclear ] && [ -x "$bench" ] || { echo "$name: build first: make release" >&2; exit 1; }
+    HEARCLEAR_BINARY=.build/release/hearclear
+    export HEARCLEAR_BINARY
+    serve_scratch "$@"
+    socket="$data/run"
+    pgport=$(ls -a "$socket" | sed -n 's/^\.s\.PGSQL\.\([0-9]*\)$/\1/p' | head -1)
+}
+
+q() { "$psql" -h "$socket" -p "$pgport" -U hearclear -d postgres -X -At -v ON_ERROR_STOP=1 "$@"; }
