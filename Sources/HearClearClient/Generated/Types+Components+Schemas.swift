@@ -121,6 +121,14 @@ extension Components {
             public var createdAt: Components.Schemas.Timestamp
             /// - Remark: Generated from `#/components/schemas/Venue/updatedAt`.
             public var updatedAt: Components.Schemas.Timestamp
+            /// When the venue's level last changed lastingly (a new sound system, a DJ after 22:00),
+            /// as the server detected it from its check-ins: its cells are built from the check-ins
+            /// since, and hours without one since are estimated (`basis: after_change`). `null` when
+            /// no change is in force. Search results leave it out.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Venue/changedAt`.
+            public var changedAt: Foundation.Date?
             /// Creates a new `Venue`.
             ///
             /// - Parameters:
@@ -136,6 +144,7 @@ extension Components {
             ///   - label: The band label of `level`; `null` with it.
             ///   - createdAt:
             ///   - updatedAt:
+            ///   - changedAt: When the venue's level last changed lastingly (a new sound system, a DJ after 22:00),
             public init(
                 id: Components.Schemas.VenueId,
                 name: Swift.String,
@@ -148,7 +157,8 @@ extension Components {
                 level: Swift.Double? = nil,
                 label: Swift.String? = nil,
                 createdAt: Components.Schemas.Timestamp,
-                updatedAt: Components.Schemas.Timestamp
+                updatedAt: Components.Schemas.Timestamp,
+                changedAt: Foundation.Date? = nil
             ) {
                 self.id = id
                 self.name = name
@@ -162,6 +172,7 @@ extension Components {
                 self.label = label
                 self.createdAt = createdAt
                 self.updatedAt = updatedAt
+                self.changedAt = changedAt
             }
             public enum CodingKeys: String, CodingKey {
                 case id
@@ -176,6 +187,7 @@ extension Components {
                 case label
                 case createdAt
                 case updatedAt
+                case changedAt
             }
         }
         /// - Remark: Generated from `#/components/schemas/CheckinInput`.
@@ -257,21 +269,60 @@ extension Components {
                 public var id: Swift.String
                 /// - Remark: Generated from `#/components/schemas/CheckinInput/device/model`.
                 public var model: Swift.String?
+                /// The phone's operating system when the check-in was made. An update can change how a
+                /// model's microphone reads: the crowd calibration fits an offset per model and OS
+                /// version where there is data.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/schemas/CheckinInput/device/os`.
+                public struct OsPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/components/schemas/CheckinInput/device/os/name`.
+                    public var name: Swift.String
+                    /// - Remark: Generated from `#/components/schemas/CheckinInput/device/os/version`.
+                    public var version: Swift.String
+                    /// Creates a new `OsPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - name:
+                    ///   - version:
+                    public init(
+                        name: Swift.String,
+                        version: Swift.String
+                    ) {
+                        self.name = name
+                        self.version = version
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case name
+                        case version
+                    }
+                }
+                /// The phone's operating system when the check-in was made. An update can change how a
+                /// model's microphone reads: the crowd calibration fits an offset per model and OS
+                /// version where there is data.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/schemas/CheckinInput/device/os`.
+                public var os: Components.Schemas.CheckinInput.DevicePayload.OsPayload?
                 /// Creates a new `DevicePayload`.
                 ///
                 /// - Parameters:
                 ///   - id: A stable per-install identifier (never shown whole in answers).
                 ///   - model:
+                ///   - os: The phone's operating system when the check-in was made. An update can change how a
                 public init(
                     id: Swift.String,
-                    model: Swift.String? = nil
+                    model: Swift.String? = nil,
+                    os: Components.Schemas.CheckinInput.DevicePayload.OsPayload? = nil
                 ) {
                     self.id = id
                     self.model = model
+                    self.os = os
                 }
                 public enum CodingKeys: String, CodingKey {
                     case id
                     case model
+                    case os
                 }
             }
             /// - Remark: Generated from `#/components/schemas/CheckinInput/device`.
@@ -1092,6 +1143,7 @@ extension Components {
             @frozen public enum BasisPayload: String, Codable, Hashable, Sendable, CaseIterable {
                 case venuePattern = "venue_pattern"
                 case categoryNearby = "category_nearby"
+                case afterChange = "after_change"
             }
             /// - Remark: Generated from `#/components/schemas/ExportedCell/basis`.
             public var basis: Components.Schemas.ExportedCell.BasisPayload?
@@ -1181,6 +1233,12 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Loudness/timezone`.
             public var timezone: Swift.String?
+            /// When the venue's level last changed lastingly, as detected from its check-ins (see the
+            /// venue's `changedAt`); `null` when no change is in force.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Loudness/changedAt`.
+            public var changedAt: Foundation.Date?
             /// - Remark: Generated from `#/components/schemas/Loudness/unit`.
             @frozen public enum UnitPayload: String, Codable, Hashable, Sendable, CaseIterable {
                 case dB = "dB"
@@ -1225,18 +1283,21 @@ extension Components {
             /// - Parameters:
             ///   - venue:
             ///   - timezone: The venue's IANA zone; `null` when unknown (hours then follow each sample's offset).
+            ///   - changedAt: When the venue's level last changed lastingly, as detected from its check-ins (see the
             ///   - unit:
             ///   - bands:
             ///   - days: Days with data, monday first.
             public init(
                 venue: Components.Schemas.VenueId,
                 timezone: Swift.String? = nil,
+                changedAt: Foundation.Date? = nil,
                 unit: Components.Schemas.Loudness.UnitPayload,
                 bands: [Components.Schemas.Band],
                 days: Components.Schemas.Loudness.DaysPayload
             ) {
                 self.venue = venue
                 self.timezone = timezone
+                self.changedAt = changedAt
                 self.unit = unit
                 self.bands = bands
                 self.days = days
@@ -1244,6 +1305,7 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case venue
                 case timezone
+                case changedAt
                 case unit
                 case bands
                 case days
@@ -1290,17 +1352,22 @@ extension Components {
             public var estimated: Swift.Bool
             /// Only on an estimate: what it rests on. `venue_pattern`: the venue's own weekday + hour
             /// pattern. `category_nearby`: venues of its category within 3 km that measured the hour,
-            /// each shifted by the venue's offset from it where both have data.
+            /// each shifted by the venue's offset from it where both have data. `after_change`: the
+            /// cell as measured before the venue's change (`changedAt`), moved by the shift its
+            /// check-ins since show at that hour; no check-in of this cell since the change.
             ///
             ///
             /// - Remark: Generated from `#/components/schemas/LoudnessCell/basis`.
             @frozen public enum BasisPayload: String, Codable, Hashable, Sendable, CaseIterable {
                 case venuePattern = "venue_pattern"
                 case categoryNearby = "category_nearby"
+                case afterChange = "after_change"
             }
             /// Only on an estimate: what it rests on. `venue_pattern`: the venue's own weekday + hour
             /// pattern. `category_nearby`: venues of its category within 3 km that measured the hour,
-            /// each shifted by the venue's offset from it where both have data.
+            /// each shifted by the venue's offset from it where both have data. `after_change`: the
+            /// cell as measured before the venue's change (`changedAt`), moved by the shift its
+            /// check-ins since show at that hour; no check-in of this cell since the change.
             ///
             ///
             /// - Remark: Generated from `#/components/schemas/LoudnessCell/basis`.
@@ -1651,17 +1718,22 @@ extension Components {
             public var estimated: Swift.Bool
             /// Only on an estimate: what it rests on. `venue_pattern`: the venue's own weekday + hour
             /// pattern. `category_nearby`: venues of its category within 3 km that measured the hour,
-            /// each shifted by the venue's offset from it where both have data.
+            /// each shifted by the venue's offset from it where both have data. `after_change`: the
+            /// cell as measured before the venue's change (`changedAt`), moved by the shift its
+            /// check-ins since show at that hour; no check-in of this cell since the change.
             ///
             ///
             /// - Remark: Generated from `#/components/schemas/LoudnessAt/basis`.
             @frozen public enum BasisPayload: String, Codable, Hashable, Sendable, CaseIterable {
                 case venuePattern = "venue_pattern"
                 case categoryNearby = "category_nearby"
+                case afterChange = "after_change"
             }
             /// Only on an estimate: what it rests on. `venue_pattern`: the venue's own weekday + hour
             /// pattern. `category_nearby`: venues of its category within 3 km that measured the hour,
-            /// each shifted by the venue's offset from it where both have data.
+            /// each shifted by the venue's offset from it where both have data. `after_change`: the
+            /// cell as measured before the venue's change (`changedAt`), moved by the shift its
+            /// check-ins since show at that hour; no check-in of this cell since the change.
             ///
             ///
             /// - Remark: Generated from `#/components/schemas/LoudnessAt/basis`.

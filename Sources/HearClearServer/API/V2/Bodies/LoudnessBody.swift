@@ -1,3 +1,4 @@
+import Foundation
 import HearClearEngine
 import LoudnessCore
 
@@ -50,6 +51,8 @@ struct LoudnessBody: Encodable {
 
     var venue: String
     @KeepsNull var timezone: String?
+    /// When a lasting change of the venue's level was detected; null when none is in force.
+    @KeepsNull var changedAt: Date?
     var unit = "dB"
     var bands: [Band]
     var days: [Day]

@@ -18,8 +18,12 @@ struct VenueBody: Encodable {
     @KeepsNull var label: String?
     var createdAt: Date
     var updatedAt: Date
+    /// When a lasting change of the venue's level was detected; null when none is in force.
+    /// Written by `GET /api/v2/venues/{venueId}`, left out of search results (their
+    /// ``write(to:)``).
+    @KeepsNull var changedAt: Date?
 
-    init(_ venue: Venue, checkins: Int, level: Double? = nil, label: String? = nil) {
+    init(_ venue: Venue, checkins: Int, level: Double? = nil, label: String? = nil, changedAt: Date? = nil) {
         id = venue.externalID
         name = venue.name
         latitude = venue.latitude
@@ -32,6 +36,7 @@ struct VenueBody: Encodable {
         self.label = label
         createdAt = venue.createdAt
         updatedAt = venue.updatedAt
+        self.changedAt = changedAt
     }
 
 }
