@@ -1,3 +1,4 @@
+import Foundation
 import LoudnessCore
 
 // Times VenueJudge.judge on a synthetic venue whose check-ins are already cleaned (judged from
@@ -6,6 +7,10 @@ import LoudnessCore
 // 300-second sessions with spikes and a dip. Arguments: check-ins (default 400), cells they spread over (default 1,
 // the load test's worst case), devices (default 90 % of the check-ins). One check-in in 20 is
 // junk, 25 dB too loud. Use `-c release`.
+if CommandLine.arguments.dropFirst().first == "changes" {
+    ChangeBench.run(Array(CommandLine.arguments.dropFirst(2)))
+    exit(0)
+}
 let arguments = CommandLine.arguments.dropFirst().map { Int($0) }
 let count = max(1, (arguments.first ?? nil) ?? 400)
 let cellCount = min(168, max(1, (arguments.dropFirst().first ?? nil) ?? 1))

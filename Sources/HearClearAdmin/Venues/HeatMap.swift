@@ -150,6 +150,7 @@ struct HeatMap {
         case nil: "check-ins"
         case .venuePattern: "the venue's weekday and hour pattern"
         case .categoryNearby: "venues of its category nearby"
+        case .afterChange: "its check-ins before the venue's change, moved by the change"
         }
     }
 

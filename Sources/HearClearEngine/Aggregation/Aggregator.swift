@@ -102,6 +102,8 @@ public struct Aggregator: Sendable {
             venueIDs: Array(remembered.keys), only: newCheckins, on: connection)
         let loaded = try await repository.checkins(venueIDs: unknown, on: connection)
         let neighbours = try await repository.neighbourLevels(venueIDs: venueIDs, on: connection)
+        // Read afresh every time: an admin's dismissal writes them without a judgement.
+        let changes = try await repository.changes(venueIDs: venueIDs, on: connection)
 
         var results: [AggregationResult] = []
         var states: [AggregationInput] = []
@@ -116,6 +118,7 @@ public struct Aggregator: Sendable {
                     venueID: venueID, timezone: header.timezone,
                     checkins: loaded[venueID] ?? [])
             }
+            input.changes = changes[venueID] ?? []
             let (result, stored) = Self.judgement(of: input, judge: judge, neighbours: neighbours[venueID] ?? [])
             results.append(result)
             states.append(stored)
@@ -175,7 +178,8 @@ public struct Aggregator: Sendable {
                     validSeconds: 0, levelDBFS: nil, status: judgement.status, reasons: judgement.reasons, hours: [])
             }
         }
-        let judged = judge.judge(prepared.map(\.checkin), neighbours: neighbours)
+        let judged = judge.judge(
+            prepared.map(\.checkin), neighbours: neighbours, changes: input.changes.map(\.known))
         var newHours: [AggregationResult.Hour] = []
         var changedHours: [AggregationResult.Hour] = []
         for ((index, venueCheckin), judgement) in zip(prepared, judged.checkins) {
@@ -250,16 +254,38 @@ public struct Aggregator: Sendable {
         } else {
             cellWrite = .replaceAll(cells)
         }
+        let storedChanges = Self.storedChanges(judged.changes, before: input.changes)
         let result = AggregationResult(
             venueID: input.venueID, judgements: judgements, newHours: newHours, changedHours: changedHours,
-            cells: cellWrite, lastReceivedAt: input.checkins.map(\.receivedAt).max())
+            cells: cellWrite, lastReceivedAt: input.checkins.map(\.receivedAt).max(),
+            changes: storedChanges == input.changes ? nil : storedChanges)
         after.storedCells = cells.map(\.asStored)
+        after.changes = storedChanges
         return (result, after)
+    }
+
+    /// The venue's changes as the judgement leaves them, as rows (a known one keeps when it was
+    /// first detected and who dismissed it).
+    static func storedChanges(_ changes: [VenueChange], before: [StoredVenueChange]) -> [StoredVenueChange] {
+        let previous = Dictionary(
+            before.map { ($0.changedAt.timeIntervalSince1970, $0) }, uniquingKeysWith: { first, _ in first })
+        return changes.map { StoredVenueChange($0, previous: previous[$0.changedAt]) }
+    }
+
+    /// The check-in as the judge sees it (``venueCheckin(_:clock:)``), with when it was made and
+    /// what is known of its device.
+    static func venueCheckin(_ checkin: AggregationInput.Checkin, clock: VenueClock?) -> VenueCheckin? {
+        guard var venueCheckin = cleanedOrRaw(checkin, clock: clock) else { return nil }
+        venueCheckin.startedAt = checkin.startedAt.timeIntervalSince1970
+        let trust = checkin.deviceTrust ?? DeviceTrust.floor
+        venueCheckin.device = DeviceStanding(
+            trust: trust, established: trust >= 1, checksInElsewhere: (checkin.deviceVenues ?? 1) > 1)
+        return venueCheckin
     }
 
     /// The check-in as the judge sees it: from its samples when not cleaned yet, else from its
     /// stored cleaning; `nil` when its samples cannot be read.
-    static func venueCheckin(_ checkin: AggregationInput.Checkin, clock: VenueClock?) -> VenueCheckin? {
+    private static func cleanedOrRaw(_ checkin: AggregationInput.Checkin, clock: VenueClock?) -> VenueCheckin? {
         var reasons = checkin.receiptReasons
         if checkin.deviceExcluded { reasons.append(JudgementReason.deviceExcluded) }
         if checkin.adminDecision == .exclude { reasons.append(JudgementReason.adminExcluded) }

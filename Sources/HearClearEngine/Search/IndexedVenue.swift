@@ -50,7 +50,7 @@ struct IndexedVenue: Sendable {
         var basis: UInt8
 
         static let confidences = ["low", "medium", "high"]
-        static let bases: [PatternEstimate.Basis] = [.venuePattern, .categoryNearby]
+        static let bases: [PatternEstimate.Basis] = [.venuePattern, .categoryNearby, .afterChange]
     }
 }
 

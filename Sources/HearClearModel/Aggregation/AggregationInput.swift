@@ -26,11 +26,17 @@ public struct AggregationInput: Sendable, Equatable {
         public var stored: Stored?
         /// An admin's standing decision on the check-in (`checkin_overrides`), if any.
         public var adminDecision: AdminDecision?
+        /// The device's trust (`device_trust`), nil before the crowd has judged it (a fresh
+        /// device: ``DeviceTrust/floor``).
+        public var deviceTrust: Double?
+        /// Venues the device has checked in at, as the last fit counted them; nil before one.
+        public var deviceVenues: Int?
 
         public init(
             id: UUID, startedAt: Date, receivedAt: Date, deviceKey: Int64, deviceExcluded: Bool, modelOffsetDB: Double,
             receiptReasons: [JudgementReason],
-            raw: Raw?, stored: Stored?, adminDecision: AdminDecision? = nil
+            raw: Raw?, stored: Stored?, adminDecision: AdminDecision? = nil, deviceTrust: Double? = nil,
+            deviceVenues: Int? = nil
         ) {
             self.id = id
             self.startedAt = startedAt
@@ -42,6 +48,8 @@ public struct AggregationInput: Sendable, Equatable {
             self.raw = raw
             self.stored = stored
             self.adminDecision = adminDecision
+            self.deviceTrust = deviceTrust
+            self.deviceVenues = deviceVenues
         }
     }
 
@@ -110,15 +118,19 @@ public struct AggregationInput: Sendable, Equatable {
     /// The venue's cells as stored, when known (from the worker's memory); `nil` after a read
     /// from the database, and then all cells are rewritten.
     public var storedCells: [StoredCell]?
+    /// The venue's changes as stored (`venue_changes`): earlier detections, the admin's
+    /// dismissals, withdrawals.
+    public var changes: [StoredVenueChange]
 
     public init(
         venueID: Int64, timezone: String?, checkins: [Checkin],
-        storedCells: [StoredCell]? = nil
+        storedCells: [StoredCell]? = nil, changes: [StoredVenueChange] = []
     ) {
         self.venueID = venueID
         self.timezone = timezone
         self.checkins = checkins
         self.storedCells = storedCells
+        self.changes = changes
     }
 
     /// The venue with `newer` check-ins read since: each replaces the one with its id (a check-in

@@ -100,10 +100,13 @@ public struct AggregationResult: Sendable, Equatable {
     public var cells: CellWrite
     /// The newest `received_at` among the check-ins read, for the venue's activity.
     public var lastReceivedAt: Date?
+    /// The venue's changes as they are to be stored, when they differ from what is stored (nil:
+    /// leave `venue_changes` as it is).
+    public var changes: [StoredVenueChange]?
 
     public init(
         venueID: Int64, judgements: [Judgement], newHours: [Hour], changedHours: [Hour], cells: CellWrite,
-        lastReceivedAt: Date? = nil
+        lastReceivedAt: Date? = nil, changes: [StoredVenueChange]? = nil
     ) {
         self.venueID = venueID
         self.judgements = judgements
@@ -111,6 +114,7 @@ public struct AggregationResult: Sendable, Equatable {
         self.changedHours = changedHours
         self.cells = cells
         self.lastReceivedAt = lastReceivedAt
+        self.changes = changes
     }
 }
 

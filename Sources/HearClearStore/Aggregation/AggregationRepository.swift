@@ -70,6 +70,8 @@ public struct AggregationRepository: Sendable {
             let classOffsets: [Int32]? = try column.next()
             let classSeconds: [Int16]? = try column.next()
             let classIndexes: [Int16]? = try column.next()
+            let trust: Double? = try column.next()
+            let venues: Int32? = try column.next()
             var raw: AggregationInput.Raw?
             var stored: AggregationInput.Stored?
             if cleaned {
@@ -88,7 +90,8 @@ public struct AggregationRepository: Sendable {
                 .init(
                     id: id, startedAt: startedAt, receivedAt: receivedAt, deviceKey: deviceKey,
                     deviceExcluded: deviceExcluded, modelOffsetDB: modelOffset, receiptReasons: receiptReasons,
-                    raw: raw, stored: stored, adminDecision: adminDecision.flatMap(AggregationInput.AdminDecision.init))
+                    raw: raw, stored: stored, adminDecision: adminDecision.flatMap(AggregationInput.AdminDecision.init),
+                    deviceTrust: trust, deviceVenues: venues.map(Int.init))
             )
         }
         return checkins
@@ -114,9 +117,16 @@ public struct AggregationRepository: Sendable {
             """
     }
 
+    /// The offset in force at each check-in's time: its model's for its OS version where the crowd
+    /// fitted one, else its model's (the step's `earlier_offset_db` before `since`), plus its
+    /// device's own likewise (docs/ARCHITECTURE.md, "Phones that drift").
     private static let checkinsSelect = """
         SELECT c.venue_id, c.id, c.started_at, c.received_at, c.device_id, d.excluded,
-               (COALESCE(o.offset_db, 0) + COALESCE(e.offset_db, 0))::float8, COALESCE(c.receipt_reasons, '{}'),
+               (COALESCE(mo.offset_db,
+                         CASE WHEN c.started_at >= o.since THEN o.offset_db ELSE o.earlier_offset_db END, 0)
+                + COALESCE(CASE WHEN c.started_at >= e.since THEN e.offset_db ELSE e.earlier_offset_db END, 0)
+               )::float8,
+               COALESCE(c.receipt_reasons, '{}'),
                c.cleaned_at IS NOT NULL, c.clean_exclusion, COALESCE(c.valid_seconds, 0), c.level_dbfs, c.status,
                COALESCE(c.reasons, '{}'),
                CASE WHEN c.cleaned_at IS NULL THEN c.samples END,
@@ -124,11 +134,14 @@ public struct AggregationRepository: Sendable {
                a.decision,
                CASE WHEN c.cleaned_at IS NULL THEN c.class_window_offsets_s END,
                CASE WHEN c.cleaned_at IS NULL THEN c.class_window_seconds END,
-               CASE WHEN c.cleaned_at IS NULL THEN c.class_window_classes END
+               CASE WHEN c.cleaned_at IS NULL THEN c.class_window_classes END,
+               t.trust::float8, t.venues
         FROM checkins c
         JOIN devices d ON d.id = c.device_id
         LEFT JOIN device_model_offsets o ON o.model = d.model
+        LEFT JOIN device_model_os_offsets mo ON mo.model = d.model AND mo.os = c.device_os
         LEFT JOIN device_offsets e ON e.device_id = d.id
+        LEFT JOIN device_trust t ON t.device_id = d.id
         LEFT JOIN checkin_overrides a ON a.checkin_id = c.id
         """
 
@@ -185,6 +198,7 @@ public struct AggregationRepository: Sendable {
             results.flatMap { result in result.newHours.map { (result.venueID, $0) } }, on: connection)
         try await updateHours(results.flatMap(\.changedHours), on: connection)
         try await writeCells(results, on: connection)
+        try await writeChanges(results, on: connection)
         return try await touchVenues(results, on: connection)
     }
 

@@ -8,6 +8,10 @@ public struct PatternEstimate: Sendable, Equatable {
         case venuePattern = "venue_pattern"
         /// Venues of the same category nearby at that hour.
         case categoryNearby = "category_nearby"
+        /// The cell as measured before the venue's level changed, moved by the shift its
+        /// check-ins since show at that hour: no check-in of the cell since the change
+        /// (``VenueChangeDetector``).
+        case afterChange = "after_change"
     }
 
     /// The predicted level, dB (model-corrected dBFS, like the cells).

@@ -81,6 +81,12 @@ public struct VenueProfile: Sendable, Equatable {
         return overallDB + weekdayEffectsDB[cell.weekday - 1] + hourEffectsDB[cell.hour]
     }
 
+    /// `fitted(for:)`: `overall + day + hour` for the cell, whatever its counts (the fit at a
+    /// check-in the profile was fitted to).
+    public func fitted(for cell: LocalHour) -> Double {
+        overallDB + weekdayEffectsDB[cell.weekday - 1] + hourEffectsDB[cell.hour]
+    }
+
     /// `checkinCount(weekday:)`: check-ins of this ISO weekday in the fit.
     public func checkinCount(weekday: Int) -> Int { weekdayCounts[weekday - 1] }
 

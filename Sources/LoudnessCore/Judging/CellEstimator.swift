@@ -55,18 +55,40 @@ public struct CellEstimator: Sendable {
     /// (1.4826·MAD, floored, and at least `pooledScaleDB`), its range and confidence. `of` is how
     /// many check-ins the cell had before rejection; `assessments` are carried into the result
     /// (empty when the caller keeps its own). `nil` when nothing is kept.
+    ///
+    /// Check-ins that weigh less (``CellCheckin/weight``) count for less in the device values, their
+    /// MAD and the Huber location; the range is over Kish's effective number of devices, and
+    /// confidence counts the devices that weigh at least half the heaviest. With equal weights
+    /// this is exactly the unweighted estimate.
     public func estimate(
         kept: [CellCheckin], of checkinCount: Int, pooledScaleDB: Double?, assessments: [CheckinAssessment]
     ) -> CellEstimate? {
-        let deviceLevels = Self.deviceValues(kept)
-        guard var scale = HuberEstimator.pooledScale(deviceLevels, floorDB: scaleFloorDB) else { return nil }
+        let devices = Self.weightedDeviceValues(kept)
+        let levels = devices.map(\.value)
+        let weights = devices.map(\.weight)
+        let equal = weights.allSatisfy { $0 == weights.first }
+        var scale: Double
+        if equal {
+            guard let own = HuberEstimator.pooledScale(levels, floorDB: scaleFloorDB) else { return nil }
+            scale = own
+        } else {
+            guard let mad = RobustStatistics.weightedMedianAbsoluteDeviation(devices.map { ($0.value, $0.weight) })
+            else { return nil }
+            scale = max(RobustStatistics.madToSigma * mad, scaleFloorDB)
+        }
         if let pooledScaleDB { scale = max(scale, pooledScaleDB) }
-        guard let level = HuberEstimator.location(deviceLevels, scale: scale, k: huberK) else { return nil }
-        let halfWidth = rangeZ * scale / Double(deviceLevels.count).squareRoot()
+        guard
+            let level = HuberEstimator.location(levels, weights: equal ? nil : weights, scale: scale, k: huberK)
+        else { return nil }
+        let effective = equal ? Double(levels.count) : RobustStatistics.effectiveCount(weights)
+        let halfWidth = rangeZ * scale / effective.squareRoot()
+        let heaviest = weights.max() ?? 0
+        let weighty = equal ? levels.count : weights.count { $0 >= heaviest / 2 }
+        let weightyCheckins = equal ? kept.count : kept.count { $0.weight >= heaviest / 2 }
         return CellEstimate(
             levelDB: level, rangeDB: (level - halfWidth)...(level + halfWidth), scaleDB: scale,
-            checkinCount: checkinCount, includedCheckinCount: kept.count, deviceCount: deviceLevels.count,
-            confidence: Confidence.rate(checkins: kept.count, devices: deviceLevels.count, halfWidthDB: halfWidth),
+            checkinCount: checkinCount, includedCheckinCount: kept.count, deviceCount: levels.count,
+            confidence: Confidence.rate(checkins: weightyCheckins, devices: weighty, halfWidthDB: halfWidth),
             assessments: assessments)
     }
 
@@ -76,17 +98,18 @@ public struct CellEstimator: Sendable {
         let zScores: [Double]
         var canReject = checkins.count >= minimumCheckinsForRejection
         if let context {
-            let devices = Self.deviceValues(checkins)
-            var weighted = devices.map { (value: $0, weight: 1.0) }
+            let weighted = Self.weightedDeviceValues(checkins)
+            let devices = weighted.map(\.value)
+            var centreInputs = weighted.map { (value: $0.value, weight: $0.weight) }
             if let prior = context.priorDB, context.priorWeight > 0 {
-                weighted.append((prior, context.priorWeight))
+                centreInputs.append((prior, context.priorWeight))
                 canReject = true
             }
             var sigma = max(context.pooledScaleDB, scaleFloorDB)
             if devices.count >= ownScaleMinimumDevices, let own = HuberEstimator.pooledScale(devices) {
                 sigma = max(sigma, own)
             }
-            let centre = RobustStatistics.weightedMedian(weighted) ?? 0
+            let centre = RobustStatistics.weightedMedian(centreInputs) ?? 0
             zScores = levels.map { ($0 - centre) / sigma }
         } else {
             zScores = modifiedZScores(levels)
@@ -114,20 +137,33 @@ public struct CellEstimator: Sendable {
 
     /// `deviceMedians(_:)`: ``deviceValues(_:)`` with each value's device.
     public static func deviceMedians(_ checkins: [CellCheckin]) -> [(device: String, value: Double)] {
+        weightedDeviceValues(checkins).map { ($0.device, $0.value) }
+    }
+
+    /// `weightedDeviceValues(_:)`: one value per device, ordered by device id: the weighted median
+    /// of its check-ins' levels (the median when they weigh alike), weighing what its heaviest
+    /// check-in weighs. One device, one vote: ten check-ins of a phone share one bias.
+    public static func weightedDeviceValues(_ checkins: [CellCheckin])
+        -> [(device: String, value: Double, weight: Double)]
+    {
         // Sorted by device, each device's run collapses to its median: one sort and no
         // dictionary of arrays (this runs for every cell at every judgement).
         let ordered = checkins.sorted { $0.deviceID < $1.deviceID }
-        var values: [(device: String, value: Double)] = []
+        var values: [(device: String, value: Double, weight: Double)] = []
         values.reserveCapacity(ordered.count)
         var start = ordered.startIndex
         while start < ordered.endIndex {
             var end = start + 1
             while end < ordered.endIndex, ordered[end].deviceID == ordered[start].deviceID { end += 1 }
             let device = ordered[start].deviceID
+            let run = ordered[start..<end]
+            let heaviest = run.map(\.weight).max() ?? 0
             if end - start == 1 {
-                values.append((device, ordered[start].levelDB))
-            } else if let median = RobustStatistics.median(ordered[start..<end].map(\.levelDB)) {
-                values.append((device, median))
+                values.append((device, ordered[start].levelDB, heaviest))
+            } else if run.allSatisfy({ $0.weight == heaviest }) {
+                if let median = RobustStatistics.median(run.map(\.levelDB)) { values.append((device, median, heaviest)) }
+            } else if let median = RobustStatistics.weightedMedian(run.map { ($0.levelDB, $0.weight) }) {
+                values.append((device, median, heaviest))
             }
             start = end
         }

@@ -24,6 +24,13 @@ public struct VenueCheckin: Sendable, Equatable {
     /// An admin forced it in: it counts in every cell where a piece has the 10 valid seconds,
     /// whatever its exclusion reasons, the cleaning verdict and the outlier test say.
     public let forcedInclusion: Bool
+    /// When its first second was measured, seconds since 1970 (UTC); `nil` when unknown. Orders
+    /// the venue's history for change detection and sets how recent it is
+    /// (docs/ARCHITECTURE.md, "What a check-in weighs"); a check-in without it is never in a
+    /// change's evidence and counts as recent.
+    public var startedAt: Double? = nil
+    /// What the judge knows of its device beyond this venue: its trust and history.
+    public var device = DeviceStanding()
 
     /// `init(...)`: checks that there is one local hour per sample.
     public init(

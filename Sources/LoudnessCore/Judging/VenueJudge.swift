@@ -39,8 +39,27 @@ public struct VenueJudge: Sendable {
     /// The labels of windows of per-second sound character, applied when a check-in is cleaned.
     public var characterRules = SecondCharacterRules()
 
+    /// Finds lasting changes of the venue's level (docs/ARCHITECTURE.md, "Venues that change").
+    public var changeDetector = VenueChangeDetector()
+    /// How much older check-ins count (docs/ARCHITECTURE.md, "What a check-in weighs").
+    public var recency = RecencyWeight()
+    /// Whether devices weigh by their trust (``DeviceStanding/trust``), relative to the venue's.
+    public var weighsTrust = true
+    /// Whether changes are looked for (off: the venue is judged as one period, as before them).
+    public var detectsChanges = true
+
     /// `init()`: the defaults of docs/ARCHITECTURE.md, "Judging a venue".
     public init() {}
+
+    /// The judge of the first design: every check-in weighs alike, whatever its device, age or
+    /// the venue's changes (`--judgement plain`; the simulator's "today's method").
+    public static var plain: VenueJudge {
+        var judge = VenueJudge()
+        judge.recency = RecencyWeight(halfLifeDays: nil)
+        judge.weighsTrust = false
+        judge.detectsChanges = false
+        return judge
+    }
 
     private struct Piece {
         let checkinIndex: Int
@@ -54,16 +73,27 @@ public struct VenueJudge: Sendable {
         let usable: Bool
     }
 
-    /// `judge(_:neighbours:)`: the judgement of every check-in (in input order) and the venue's
-    /// cells. `neighbours`: the measured levels of venues of the same category nearby, nearest
-    /// first, as ``NeighbourEstimator/estimates(measured:covered:neighbours:)`` takes them.
-    public func judge(_ checkins: [VenueCheckin], neighbours: [[Double?]] = []) -> VenueJudgement {
+    /// `judge(_:neighbours:changes:evidence:)`: the judgement of every check-in (in input order)
+    /// and the venue's cells. `neighbours`: the measured levels of venues of the same category
+    /// nearby, nearest first, as ``NeighbourEstimator/estimates(measured:covered:neighbours:)``
+    /// takes them. `changes`: the venue's changes earlier judgements stored, and the admin's
+    /// dismissals; `evidence`: whether to keep the residuals of the change in force (the admin's
+    /// chart).
+    public func judge(
+        _ checkins: [VenueCheckin], neighbours: [[Double?]] = [], changes known: [KnownVenueChange] = [],
+        evidence: Bool = false
+    ) -> VenueJudgement {
         let prepared = checkins.map(prepare)
+        let weighed = weighing(checkins, prepared: prepared, known: known, evidence: evidence)
         var pieces: [LocalHour: [Piece]] = [:]
         for (checkinIndex, checkin) in checkins.enumerated() where prepared[checkinIndex].usable {
+            let weight = weighed.weights[checkinIndex]
             for (hourIndex, hour) in prepared[checkinIndex].hours.enumerated() where hour.countsInCell {
+                let level = hour.leqDBFS + checkin.modelOffsetDB + (weighed.shifts[checkinIndex][hour.localHour] ?? 0)
+                let factor = weighed.factors[checkinIndex][hour.localHour] ?? 1
                 let cell = CellCheckin(
-                    checkinID: checkin.id, deviceID: checkin.deviceID, levelDB: hour.leqDBFS + checkin.modelOffsetDB)
+                    checkinID: checkin.id, deviceID: checkin.deviceID, levelDB: level,
+                    weight: weight.trust * weight.recency * factor)
                 pieces[hour.localHour, default: []].append(
                     Piece(checkinIndex: checkinIndex, hourIndex: hourIndex, cell: cell))
             }
@@ -111,13 +141,106 @@ public struct VenueJudge: Sendable {
                 of: checkins[index], prepared: prepared[index], index: index, isOutlier: outliers.contains(index),
                 flaggedHours: flagged[index], zScores: zScores[index], residuals: residuals[index])
         }
+        let unmeasuredSince = afterChange(counted, checkins: checkins, regime: weighed.regime, cells: &cells)
         var estimates = patternEstimator.estimates(kept: counted.mapValues { $0.map(\.cell) }, measured: cells)
+        estimates.merge(unmeasuredSince) { _, since in since }
         if !neighbours.isEmpty {
             let nearby = neighbourEstimator.estimates(
                 measured: cells, covered: Set(estimates.keys), neighbours: neighbours)
             estimates.merge(nearby) { pattern, _ in pattern }
         }
-        return VenueJudgement(checkins: judgements, cells: cells, estimates: estimates, characters: characters)
+        var venue = VenueJudgement(
+            checkins: judgements, cells: cells, estimates: estimates, characters: characters)
+        venue.changes = weighed.regime?.changes ?? []
+        venue.changeEvidence = weighed.regime?.evidence ?? []
+        venue.weights = weighed.weights.indices.map { index in
+            var weight = weighed.weights[index]
+            let factors = weighed.factors[index].values
+            weight.change = factors.min() ?? 1
+            weight.shiftDB = weighed.shifts[index].values.first { $0 != 0 } ?? 0
+            return weight
+        }
+        return venue
+    }
+
+    /// Each check-in's weight (trust and recency), and per check-in and hour the shift and weight
+    /// factor of the venue's changes since (``VenueChangeDetector``).
+    private struct Weighing {
+        var weights: [CheckinWeight]
+        var shifts: [[LocalHour: Double]]
+        var factors: [[LocalHour: Double]]
+        var regime: VenueChangeDetector.Regime?
+    }
+
+    private func weighing(
+        _ checkins: [VenueCheckin], prepared: [Prepared], known: [KnownVenueChange], evidence: Bool
+    ) -> Weighing {
+        let usable = checkins.indices.filter { prepared[$0].usable }
+        let trusts = relativeTrust(checkins, usable: usable)
+        let latest = usable.compactMap { checkins[$0].startedAt }.max()
+        let weights = checkins.indices.map { index in
+            var age = 0.0
+            if let latest, let start = checkins[index].startedAt { age = latest - start }
+            return CheckinWeight(trust: trusts[index], recency: recency.weight(ageSeconds: age))
+        }
+        var result = Weighing(
+            weights: weights, shifts: checkins.map { _ in [:] }, factors: checkins.map { _ in [:] }, regime: nil)
+        guard detectsChanges else { return result }
+        var detectorPieces: [VenueChangeDetector.Piece] = []
+        var hourOf: [(checkin: Int, hour: LocalHour)] = []
+        for index in usable.sorted(by: { (checkins[$0].startedAt ?? 0, $0) < (checkins[$1].startedAt ?? 0, $1) }) {
+            guard let time = checkins[index].startedAt else { continue }
+            for hour in prepared[index].hours where hour.countsInCell {
+                detectorPieces.append(
+                    VenueChangeDetector.Piece(
+                        checkin: index, time: time, cell: hour.localHour,
+                        levelDB: hour.leqDBFS + checkins[index].modelOffsetDB, device: checkins[index].deviceID,
+                        weight: trusts[index]))
+                hourOf.append((index, hour.localHour))
+            }
+        }
+        let regime = changeDetector.assess(detectorPieces, known: known, evidence: evidence)
+        for (position, piece) in detectorPieces.enumerated() where regime.weightFactors[position] != 1 {
+            result.shifts[hourOf[position].checkin][hourOf[position].hour] = regime.levelsDB[position] - piece.levelDB
+            result.factors[hourOf[position].checkin][hourOf[position].hour] = regime.weightFactors[position]
+        }
+        result.regime = regime
+        return result
+    }
+
+    /// Each check-in's device trust over the venue's reference trust (the 90th percentile of its
+    /// usable devices' trust, at least ``DeviceTrust/floor``), at most 1; 1 when trust is not
+    /// weighed.
+    private func relativeTrust(_ checkins: [VenueCheckin], usable: [Int]) -> [Double] {
+        guard weighsTrust else { return checkins.map { _ in 1 } }
+        var byDevice: [String: Double] = [:]
+        for index in usable { byDevice[checkins[index].deviceID] = checkins[index].device.trust }
+        let reference = max(
+            RobustStatistics.percentile(Array(byDevice.values), 90) ?? 1, DeviceTrust.floor)
+        return checkins.map { min(1, max($0.device.trust, DeviceTrust.floor) / reference) }
+    }
+
+    /// Moves the cells of the hours the change in force moved that hold no check-in since it out
+    /// of the measured cells, as estimates (basis `after_change`): the old cell, brought forward.
+    private func afterChange(
+        _ counted: [LocalHour: [Piece]], checkins: [VenueCheckin], regime: VenueChangeDetector.Regime?,
+        cells: inout [LocalHour: CellEstimate]
+    ) -> [LocalHour: PatternEstimate] {
+        guard let change = regime?.inForce else { return [:] }
+        let minimumScale = PatternEstimator.minimumScaleDB(measured: cells)
+        var estimates: [LocalHour: PatternEstimate] = [:]
+        for (hour, kept) in counted where change.shiftsDB[hour.hour] != 0 {
+            let since = kept.contains { (checkins[$0.checkinIndex].startedAt ?? .infinity) >= change.changedAt }
+            guard !since, let cell = cells[hour] else { continue }
+            let measuredError = (cell.rangeDB.upperBound - cell.rangeDB.lowerBound) / (2 * 1.96)
+            // The shift's own error: about a robust scale over the check-ins since, at least 1 dB.
+            let shiftError = max(1, 1.2533 * cell.scaleDB / Double(max(change.checkinsSince, 1)).squareRoot())
+            let scale = (measuredError * measuredError + shiftError * shiftError).squareRoot()
+            estimates[hour] = PatternEstimate(
+                levelDB: cell.levelDB, scaleDB: max(scale, minimumScale), basis: .afterChange)
+            cells[hour] = nil
+        }
+        return estimates
     }
 
     /// Which check-ins the cell test rejects, and every piece's z-score and flag, by check-in

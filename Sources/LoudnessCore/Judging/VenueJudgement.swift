@@ -11,6 +11,12 @@ public struct VenueJudgement: Sendable, Equatable {
     /// The sound character of measured cells with enough of it (``CellCharacter``); never of an
     /// estimate.
     public let characters: [LocalHour: CellCharacter]
+    /// The venue's changes, known and found, oldest first (``VenueChangeDetector``).
+    public var changes: [VenueChange] = []
+    /// The residuals of the change in force, when asked for (the admin's chart).
+    public var changeEvidence: [ChangeResidual] = []
+    /// What each check-in weighed and why, in input order (empty when the judge was given none).
+    public var weights: [CheckinWeight] = []
 
     /// `init(checkins:cells:estimates:characters:)`: memberwise.
     public init(

@@ -24,17 +24,41 @@ public enum HuberEstimator {
         tolerance: Double = 1e-9,
         maximumIterations: Int = 100
     ) -> Double? {
-        guard var estimate = RobustStatistics.median(values) else { return nil }
+        location(
+            values, weights: nil, scale: scale, k: k, tolerance: tolerance, maximumIterations: maximumIterations)
+    }
+
+    /// `location(_:weights:scale:k:tolerance:maximumIterations:)`: the same with a prior weight
+    /// `vᵢ` per value (a device's trust and recency): from the weighted median, `μ ← Σ vᵢwᵢxᵢ /
+    /// Σ vᵢwᵢ`. Equal weights give ``location(_:scale:k:tolerance:maximumIterations:)`` exactly;
+    /// the weights only say how much each value counts, the bound on any one value's pull stays.
+    /// `nil` when empty or no weight is positive.
+    public static func location(
+        _ values: [Double],
+        weights: [Double]?,
+        scale: Double,
+        k: Double = defaultK,
+        tolerance: Double = 1e-9,
+        maximumIterations: Int = 100
+    ) -> Double? {
+        let start: Double?
+        if let weights {
+            start = RobustStatistics.weightedMedian(zip(values, weights).map { ($0, $1) })
+        } else {
+            start = RobustStatistics.median(values)
+        }
+        guard var estimate = start else { return nil }
         let clip = k * scale
         for _ in 0..<maximumIterations {
             var weightedSum = 0.0
             var weightTotal = 0.0
-            for value in values {
+            for (index, value) in values.enumerated() {
                 let distance = abs(value - estimate)
-                let weight = distance <= clip ? 1 : clip / distance
+                let weight = (distance <= clip ? 1 : clip / distance) * (weights?[index] ?? 1)
                 weightedSum += weight * value
                 weightTotal += weight
             }
+            guard weightTotal > 0 else { break }
             let next = weightedSum / weightTotal
             let moved = abs(next - estimate)
             estimate = next

@@ -132,4 +132,22 @@ public enum RobustStatistics {
         }
         return sorted.last?.value
     }
+
+    /// `weightedMedianAbsoluteDeviation(_:)`: the weighted median of `|xᵢ − m|` about the weighted
+    /// median `m`, with the same weights (equal weights give ``medianAbsoluteDeviation(_:)``);
+    /// `nil` when no weight is positive.
+    public static func weightedMedianAbsoluteDeviation(_ weighted: [(value: Double, weight: Double)]) -> Double? {
+        guard let centre = weightedMedian(weighted) else { return nil }
+        return weightedMedian(weighted.map { (abs($0.value - centre), $0.weight) })
+    }
+
+    /// `effectiveCount(_:)`: Kish's effective number of equally weighted values, `(Σw)² / Σw²`
+    /// (n for equal weights); 0 without positive weights.
+    public static func effectiveCount(_ weights: [Double]) -> Double {
+        let positive = weights.filter { $0 > 0 }
+        let squares = positive.reduce(0) { $0 + $1 * $1 }
+        guard squares > 0 else { return 0 }
+        let total = positive.reduce(0, +)
+        return total * total / squares
+    }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// SplitMix64 (Steele, Lea and Flood 2014): a small, fast, seedable pseudo-random sequence, the
 /// same on every run and machine, for the simulator, the load tests and the tests' random data
 /// (a failure replays from its seed). Not for anything that must be unpredictable.
@@ -32,4 +34,11 @@ public struct SplitMix64: Sendable {
 
     /// One of `items`, uniformly; `items` must not be empty.
     public mutating func pick<T>(_ items: [T]) -> T { items[int(in: 0..<items.count)] }
+
+    /// A standard normal deviate, by the Box–Muller transform (one of the pair).
+    public mutating func gaussian() -> Double {
+        let u1 = max(unit(), .leastNonzeroMagnitude)
+        let u2 = unit()
+        return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
+    }
 }
