@@ -359,8 +359,14 @@ struct TrustEvaluation {
         let targets = self.targets
         let all = evaluated.map(\.key).filter { self.server.measured[$0] != nil && without[$0] != nil }
         let others = all.filter { !targets.contains(venue(of: $0)) }
-        for (title, keys) in [("whole city", all), ("venues not attacked", others)] where !keys.isEmpty {
-            guard title == "whole city" || !targets.isEmpty else { continue }
+        let changed = changes
+        var groups = [("whole city", all)]
+        if !targets.isEmpty { groups.append(("venues not attacked", others)) }
+        if !changed.isEmpty {
+            groups.append(("the changed venues", all.filter { changed[venue(of: $0)] != nil }))
+            groups.append(("the other venues", all.filter { changed[venue(of: $0)] == nil }))
+        }
+        for (title, keys) in groups where !keys.isEmpty {
             let (mae, count) = errors(self.server.measured, keys, constant: 0)
             let (maeWithout, _) = errors(without, keys, constant: 0)
             let (maeRemoved, _) = errors(self.server.measured, keys, constant: constant(self.server.measured))
