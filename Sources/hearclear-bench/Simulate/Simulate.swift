@@ -98,6 +98,13 @@ struct Simulate: AsyncParsableCommand {
     var dryRun = false
     @Option(
         help: """
+            The city's now, RFC 3339 (e.g. 2026-11-27T18:00:00Z): its days end the day before; the same seed \
+            and now make the same city (the weekday of each day sets its levels). Default: the clock. \
+            Through the API its check-ins must still be under 14 days old.
+            """)
+    var now: String?
+    @Option(
+        help: """
             With --evaluate: a server holding the same city without the scenario (same seed, scenario \
             off): prints how far each served cell moved between the two, and both servers' errors.
             """)
@@ -118,6 +125,9 @@ struct Simulate: AsyncParsableCommand {
             guard (1...13).contains(days) else {
                 throw ValidationError("--days must be 1…13 through the API (up to 800 with --engine)")
             }
+        }
+        if let now, ISO8601DateFormatter().date(from: now) == nil {
+            throw ValidationError("--now must be an RFC 3339 time such as 2026-11-27T18:00:00Z, not \(now)")
         }
         guard !(engine && dryRun) else { throw ValidationError("--engine and --dry-run exclude each other") }
         if evaluate != nil || !(engine || dryRun) {
@@ -193,7 +203,7 @@ struct Simulate: AsyncParsableCommand {
     }
 
     private func simulate(_ client: SimulationClient?) async throws {
-        let now = Date()
+        let now = self.now.flatMap { ISO8601DateFormatter().date(from: $0) } ?? Date()
         var city = SimulatedCity(
             seed: seed, venueCount: venues, days: days, contamination: contamination, rate: rate,
             occasionSD: occasionSD, models: SimulatedModel.make(count: models, sd: modelSD, seed: seed), now: now)

@@ -135,7 +135,9 @@ struct ScenarioOptions: ParsableArguments {
             fluctuation and junk are as before). 0: none.
             """)
     var changeShare = 0.0
-    @Option(help: "How much a changing venue's level moves, dB (negative: quieter), -30…30.") var changeDB = 6.0
+    @Option(
+        parsing: .unconditional, help: "How much a changing venue's level moves, dB (negative: quieter), -30…30.")
+    var changeDB = 6.0
     @Option(help: "When the venues change, days before now (fractions allowed), in (0, --days].")
     var changeDaysAgo = 5.0
     @Option(
@@ -146,6 +148,7 @@ struct ScenarioOptions: ParsableArguments {
     var changeHours = "0-24"
 
     @Option(
+        parsing: .unconditional,
         help: """
             A phone model's step (an OS update), dB, -20…20: from --model-step-days-ago its phones read this \
             much more and report the next major OS version in device.os. 0: none.
@@ -163,10 +166,12 @@ struct ScenarioOptions: ParsableArguments {
             microphone steps (a case over it), 0…1000. 0: none.
             """)
     var deviceSteps = 0
-    @Option(help: "How much a stepping phone's reading moves, dB, -30…30.") var deviceStepDB = -6.0
+    @Option(
+        parsing: .unconditional, help: "How much a stepping phone's reading moves, dB, -30…30.") var deviceStepDB = -6.0
     @Option(help: "When the phones step, days before now, in (0, --days].") var deviceStepDaysAgo = 4.0
 
     @Option(
+        parsing: .unconditional,
         help: """
             Every phone drifts this many dB a year from its own start, drawn uniformly over the 3 years \
             before the city's first day, -10…10. 0: none.
@@ -185,7 +190,9 @@ struct ScenarioOptions: ParsableArguments {
             honest ones there.
             """)
     var fakeShare = 0.3
-    @Option(help: "How far the fakes (and a slow burn's attack) are from the true level, dB, -40…40.")
+    @Option(
+        parsing: .unconditional,
+        help: "How far the fakes (and a slow burn's attack) are from the true level, dB, -40…40.")
     var fakeDB = 12.0
     @Option(help: "The fakes come over the last this many days, in (0, --days]; default: all days.")
     var fakeDays: Double?
