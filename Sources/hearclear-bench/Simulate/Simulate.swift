@@ -30,6 +30,17 @@ struct Simulate: AsyncParsableCommand {
             are fit targets. The server rate-limits this tool like \
             any client (one address, few devices): start it with --rate-exempt 127.0.0.1,::1 (as \
             `make run` does) to measure it rather than its limits.
+
+            Check-ins are sent in time order (by start, ties by id), as a city delivers them, each with \
+            its phone's device.os. The trust scenarios (below; each off by default, each from its own \
+            generator, so a city with one off is the city of before) make venues change lastingly, a \
+            model or single phones step, every phone age, fresh device ids send fakes, slow-burn devices \
+            earn trust before lying, and honest newcomers arrive; the truth file says all they did. \
+            --evaluate scores every cell against the truth now and, for a truth with scenarios, adds a \
+            section for each beside an oracle told the junk, the fakes and every phone's offset at the \
+            time; --compare-url (the same city without the scenario) and --reference-url (judged by \
+            today's method) are scored beside the server. --engine stores the city through the engine \
+            (any age: --days up to 800) and judges it before returning; --dry-run only plans it.
             """
     )
 
