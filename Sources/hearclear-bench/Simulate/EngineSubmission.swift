@@ -26,43 +26,73 @@ enum EngineSubmission {
 
     static func submit(_ city: SimulatedCity, database: ServerOptions, concurrency: Int) async throws -> Outcome {
         let venues = Dictionary(uniqueKeysWithValues: city.venues.map { ($0.id, $0) })
+        // The first check-in of each UTC month goes alone: storing it makes its month's partition
+        // of `checkins` ("Check-ins by month"), and two ingests making partitions at once were
+        // seen to deadlock (40P01). The rest then go `concurrency` at a time.
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: 0)!
+        var months: Set<DateComponents> = []
+        var firsts: [Int] = []
+        var rest: [Int] = []
+        for (index, planned) in city.checkins.enumerated() {
+            if months.insert(calendar.dateComponents([.year, .month], from: planned.start)).inserted {
+                firsts.append(index)
+            } else {
+                rest.append(index)
+            }
+        }
         return try await DatabaseSession.run(database) { engine, _ in
             var outcome = Outcome()
             let started = ContinuousClock.now
             let progress = ProgressBar(total: city.checkins.count, label: "check-ins")
+            var done = 0
+            func record(_ result: IngestOutcome?, _ refusal: String?) {
+                done += 1
+                progress.update(done)
+                switch result {
+                case .created: outcome.stored += 1
+                case .duplicate: outcome.duplicates += 1
+                case .conflict(let id): outcome.refusals.append("\(id): another check-in has this id")
+                case nil: outcome.refusals.append(refusal ?? "?")
+                }
+            }
+            func store(_ index: Int) throws -> @Sendable () async throws -> (IngestOutcome?, String?) {
+                let planned = city.checkins[index]
+                guard let venue = venues[planned.truth.venue] else {
+                    throw SimulationError("unknown venue \(planned.truth.venue)")
+                }
+                let submission = try submission(planned, venue: venue)
+                let id = planned.truth.id
+                return {
+                    do {
+                        return (try await engine.intake.submit(submission), nil)
+                    } catch let error as IngestError {
+                        return (nil, "\(id): \(error)")
+                    } catch {
+                        // The database's own errors hide their detail from `description`.
+                        throw SimulationError("check-in \(id): \(String(reflecting: error))")
+                    }
+                }
+            }
+            for index in firsts {
+                let (result, refusal) = try await store(index)()
+                record(result, refusal)
+            }
             try await withThrowingTaskGroup(of: (IngestOutcome?, String?).self) { group in
                 var next = 0
-                var done = 0
                 func schedule() throws {
-                    guard next < city.checkins.count else { return }
-                    let planned = city.checkins[next]
+                    guard next < rest.count else { return }
+                    let task = try store(rest[next])
                     next += 1
-                    guard let venue = venues[planned.truth.venue] else {
-                        throw SimulationError("unknown venue \(planned.truth.venue)")
-                    }
-                    let submission = try submission(planned, venue: venue)
-                    group.addTask {
-                        do {
-                            return (try await engine.intake.submit(submission), nil)
-                        } catch let error as IngestError {
-                            return (nil, "\(planned.truth.id): \(error)")
-                        }
-                    }
+                    group.addTask { try await task() }
                 }
                 for _ in 0..<concurrency { try schedule() }
                 while let (result, refusal) = try await group.next() {
-                    done += 1
-                    progress.update(done)
-                    switch result {
-                    case .created: outcome.stored += 1
-                    case .duplicate: outcome.duplicates += 1
-                    case .conflict(let id): outcome.refusals.append("\(id): another check-in has this id")
-                    case nil: outcome.refusals.append(refusal ?? "?")
-                    }
+                    record(result, refusal)
                     try schedule()
                 }
-                progress.finish(done)
             }
+            progress.finish(done)
             outcome.intake = started.duration(to: .now)
             let judging = ContinuousClock.now
             outcome.venuesJudged = try await drain(engine)
