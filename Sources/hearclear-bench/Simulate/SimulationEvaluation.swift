@@ -141,7 +141,8 @@ struct SimulationEvaluation {
                 let judgement = judged[checkin.id]
                 lines.append(
                     String(
-                        format: "      %-11@ %6.1f dB  %@ %@  device %@", checkin.contamination?.rawValue ?? "clean",
+                        format: "      %-11@ %6.1f dB  %@ %@  device %@",
+                        checkin.fake.map { _ in "fake" } ?? checkin.contamination?.rawValue ?? "clean",
                         checkin.leqDBFS + offset, judgement?.status ?? "?",
                         judgement?.reasons.joined(separator: ",") ?? "", String(checkin.device.suffix(12))))
             }
