@@ -44,3 +44,168 @@ struct SimulateCommandTests {
         }
     }
 }
+
+extension SimulateCommandTests {
+    /// The trust scenarios of `hearclear-bench simulate`, on the planned city (`--dry-run`: drawn and
+    /// written to the truth file, nothing sent), so no server is needed.
+    @Suite("hearclear-bench simulate scenarios")
+    struct Scenarios {
+        /// A planned check-in as the truth file has it.
+        struct Planned: Equatable {
+            var id: String
+            var venue: String
+            var device: String
+            var hour: Int
+            var leq: Double
+            var start: Double
+            var clean: Bool
+            var fake: String?
+            var afterChange: Bool?
+        }
+
+        struct Plan {
+            var checkins: [Planned]
+            var truth: [String: Any]
+            var output: String
+        }
+
+        /// A small city at a fixed now (its weekdays set its levels and hidden cells).
+        static let city = [
+            "--seed", "1", "--venues", "3", "--days", "2", "--rate", "1", "--now", "2026-11-27T18:00:00Z",
+        ]
+
+        /// Plans a city with `arguments` and reads its truth file.
+        static func plan(_ arguments: [String], scratch: URL) async throws -> Plan {
+            let path = scratch.appendingPathComponent("truth-\(UUID().uuidString).json").path
+            let run = try await HearClearCommand.run(
+                ["simulate", "--dry-run", "--truth", path] + city + arguments, program: "hearclear-bench",
+                scratch: scratch)
+            #expect(run.status == 0, "\(run.errors)")
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            let truth = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let checkins = try #require(truth["checkins"] as? [[String: Any]]).map { checkin in
+                Planned(
+                    id: checkin["id"] as? String ?? "", venue: checkin["venue"] as? String ?? "",
+                    device: checkin["device"] as? String ?? "", hour: checkin["hour"] as? Int ?? -1,
+                    leq: checkin["leqDBFS"] as? Double ?? .nan, start: checkin["start"] as? Double ?? .nan,
+                    clean: checkin["contamination"] == nil, fake: checkin["fake"] as? String,
+                    afterChange: checkin["afterChange"] as? Bool)
+            }
+            return Plan(checkins: checkins, truth: truth, output: run.output)
+        }
+
+        @Test("a scenario off plans exactly today's city, in time order", .timeLimit(.minutes(2)))
+        func scenarioOff() async throws {
+            try await withScratchDirectory { scratch in
+                let plain = try await Self.plan([], scratch: scratch)
+                let off = try await Self.plan(
+                    ["--change-share", "0", "--fake-venues", "0", "--model-step-db", "0", "--newcomers", "0"],
+                    scratch: scratch)
+                #expect(plain.checkins == off.checkins)
+                #expect(plain.truth["scenarios"] == nil && off.truth["scenarios"] == nil)
+                // Today's generator on seed 1 (3 venues, 2 days, rate 1, that now), as the simulator
+                // before the scenarios drew it and sent it: the same check-ins, now in time order.
+                #expect(plain.checkins.count == 64)
+                let fingerprint = plain.checkins.map { "\($0.id) \(String(format: "%.6f", $0.leq))" }.sorted()
+                    .joined(separator: "\n")
+                #expect(Self.fnv1a(fingerprint) == 0xae9b_5650_92df_4191)
+                let starts = plain.checkins.map(\.start)
+                #expect(starts == starts.sorted())
+            }
+        }
+
+        @Test("a changed venue's check-ins after the change read it, and only those", .timeLimit(.minutes(2)))
+        func change() async throws {
+            try await withScratchDirectory { scratch in
+                let plain = try await Self.plan([], scratch: scratch)
+                let changed = try await Self.plan(
+                    ["--change-share", "1", "--change-db", "6", "--change-days-ago", "1.5"], scratch: scratch)
+                #expect(plain.checkins.map(\.id) == changed.checkins.map(\.id))
+                var after = 0
+                for (before, now) in zip(plain.checkins, changed.checkins) where before.clean {
+                    #expect(now.afterChange != nil, "\(now.id)")
+                    if now.afterChange == true {
+                        after += 1
+                        #expect(abs(now.leq - before.leq - 6) < 1e-9, "\(now.id)")
+                    } else {
+                        #expect(now.leq == before.leq, "\(now.id)")
+                    }
+                }
+                #expect(after > 0)
+                let venues = try #require(changed.truth["venues"] as? [[String: Any]])
+                #expect(venues.allSatisfy { $0["change"] != nil })
+
+                // Limited to 22:00–23:59: the other hours are as before.
+                let late = try await Self.plan(
+                    ["--change-share", "1", "--change-days-ago", "1.5", "--change-hours", "22-24"], scratch: scratch)
+                for (before, now) in zip(plain.checkins, late.checkins) where before.clean {
+                    let moved = now.afterChange == true && (22...23).contains(now.hour)
+                    #expect(abs(now.leq - before.leq - (moved ? 6 : 0)) < 1e-9, "\(now.id) at \(now.hour)")
+                }
+            }
+        }
+
+        @Test("fakes come from fresh device ids, 1–2 each, at the requested share", .timeLimit(.minutes(2)))
+        func fakes() async throws {
+            try await withScratchDirectory { scratch in
+                let plain = try await Self.plan([], scratch: scratch)
+                let attacked = try await Self.plan(
+                    ["--fake-venues", "1", "--fake-share", "0.3", "--fake-db", "-12"], scratch: scratch)
+                let fakes = attacked.checkins.filter { $0.fake == "fresh_device" }
+                #expect(!fakes.isEmpty)
+                // The honest city is untouched.
+                #expect(attacked.checkins.filter { $0.fake == nil } == plain.checkins)
+                let known = Set(plain.checkins.map(\.device))
+                let perDevice = Dictionary(grouping: fakes, by: \.device)
+                #expect(perDevice.keys.allSatisfy { !known.contains($0) })
+                #expect(perDevice.values.allSatisfy { (1...2).contains($0.count) })
+                #expect(attacked.checkins.filter { perDevice[$0.device] != nil }.count == fakes.count)
+                let target = try #require(Set(fakes.map(\.venue)).first)
+                #expect(Set(fakes.map(\.venue)).count == 1)
+                let honest = plain.checkins.count { $0.venue == target }
+                let share = Double(fakes.count) / Double(fakes.count + honest)
+                #expect(abs(share - 0.3) <= 1 / Double(fakes.count + honest), "\(fakes.count) fakes beside \(honest)")
+            }
+        }
+
+        @Test("out-of-range scenario options are refused", .timeLimit(.minutes(2)))
+        func validation() async throws {
+            try await withScratchDirectory { scratch in
+                for (arguments, message) in [
+                    (["--change-share", "1.5"], "--change-share must be 0…1"),
+                    (["--change-hours", "22-25"], "--change-hours must be A-B"),
+                    (["--change-share", "0.5", "--change-days-ago", "3"], "--change-days-ago must be in (0, --days]"),
+                    (["--fake-share", "0.95"], "--fake-share must be in (0, 0.9]"),
+                    (["--fake-venues", "4"], "--fake-venues must be 0…--venues"),
+                    (["--model-step-model", "Nokia 3310"], "--model-step-model must be one of the city's models"),
+                    (["--ageing-db-per-year", "11"], "--ageing-db-per-year must be -10…10 dB"),
+                    (
+                        ["--slow-burn-venues", "1", "--slow-burn-attack-days", "2"],
+                        "--slow-burn-attack-days must be in (0, --days)"
+                    ),
+                ] {
+                    let run = try await HearClearCommand.run(
+                        ["simulate", "--dry-run", "--truth", scratch.appendingPathComponent("refused.json").path]
+                            + Self.city + arguments, program: "hearclear-bench", scratch: scratch)
+                    #expect(run.status != 0, "\(arguments)")
+                    #expect(run.errors.contains(message), "\(arguments): \(run.errors)")
+                }
+                let api = try await HearClearCommand.run(
+                    ["simulate", "--url", "http://127.0.0.1:9", "--days", "20"], program: "hearclear-bench",
+                    scratch: scratch)
+                #expect(api.status != 0)
+                #expect(api.errors.contains("--days must be 1…13 through the API"), "\(api.errors)")
+            }
+        }
+
+        /// FNV-1a, 64 bits, of the text's UTF-8.
+        static func fnv1a(_ text: String) -> UInt64 {
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in text.utf8 {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x100_0000_01b3
+            }
+            return hash
+        }
+    }
+}

@@ -30,12 +30,28 @@ struct Simulate: AsyncParsableCommand {
             are fit targets. The server rate-limits this tool like \
             any client (one address, few devices): start it with --rate-exempt 127.0.0.1,::1 (as \
             `make run` does) to measure it rather than its limits.
+
+            Check-ins are sent in time order (by start, ties by id), as a city delivers them, each with \
+            its phone's device.os. The trust scenarios (below; each off by default, each from its own \
+            generator, so a city with one off is the city of before) make venues change lastingly, a \
+            model or single phones step, every phone age, fresh device ids send fakes, slow-burn devices \
+            earn trust before lying, and honest newcomers arrive; the truth file says all they did. \
+            --evaluate scores every cell against the truth now and, for a truth with scenarios, adds a \
+            section for each beside an oracle told the junk, the fakes and every phone's offset at the \
+            time; --compare-url (the same city without the scenario) and --reference-url (judged by \
+            today's method) are scored beside the server. --engine stores the city through the engine \
+            (any age: --days up to 800) and judges it before returning; --dry-run only plans it.
             """
     )
 
-    @Option(help: "Base URL of the server, e.g. http://127.0.0.1:8080") var url: String
+    @Option(help: "Base URL of the server, e.g. http://127.0.0.1:8080 (not needed with --engine or --dry-run).")
+    var url: String?
     @Option(help: "Venues to create.") var venues = 20
-    @Option(help: "Days of check-ins, ending yesterday (at most 13: samples must be under 14 days old).")
+    @Option(
+        help: """
+            Days of check-ins, ending yesterday: at most 13 through the API (samples must be under 14 days \
+            old), up to 800 with --engine or --dry-run.
+            """)
     var days = 13
     @Option(help: "Seed of the generator: the same seed makes the same city.") var seed: UInt64 = 1
     @Option(help: "Share of spoiled check-ins, 0…1.") var contamination = 0.2
@@ -81,10 +97,64 @@ struct Simulate: AsyncParsableCommand {
     @Option(help: "With --evaluate: the zone of the 2013 server's clock, which bucketed check-ins by its own hour.")
     var legacyServerZone = "UTC"
     @Option(help: "With --evaluate: list the server's worst cells with their check-ins.") var worst = 0
+    @OptionGroup(title: "Trust scenarios (each off by default)") var scenarioOptions: ScenarioOptions
+    @Flag(
+        help: """
+            Submit every check-in through the engine (the database of --data-dir or --database-url, as \
+            the server would store it, any age) instead of the API, then judge the city here before \
+            returning; a server started on the same --data-dir then serves it.
+            """)
+    var engine = false
+    @Flag(help: "Draw the city and write its truth (with every planned check-in), but send nothing.")
+    var dryRun = false
+    @Option(
+        help: """
+            The city's now, RFC 3339 (e.g. 2026-11-27T18:00:00Z): its days end the day before; the same seed \
+            and now make the same city (the weekday of each day sets its levels). Default: the clock. \
+            Through the API its check-ins must still be under 14 days old.
+            """)
+    var now: String?
+    @Option(
+        help: """
+            With --evaluate: a server holding the same city without the scenario (same seed, scenario \
+            off): prints how far each served cell moved between the two, and both servers' errors.
+            """)
+    var compareURL: String?
+    @Option(help: "With --compare-url: the truth file of the city it holds.") var compareTruth: String?
+    @Option(
+        help: """
+            With --evaluate: a server holding the same city judged by today's method (an older binary): \
+            its scores are printed beside the server's, labelled "today's method".
+            """)
+    var referenceURL: String?
 
     func validate() throws {
         guard (1...10_000).contains(venues) else { throw ValidationError("--venues must be 1…10000") }
-        guard (1...13).contains(days) else { throw ValidationError("--days must be 1…13") }
+        if engine || dryRun || evaluate != nil {
+            guard (1...800).contains(days) else { throw ValidationError("--days must be 1…800") }
+        } else {
+            guard (1...13).contains(days) else {
+                throw ValidationError("--days must be 1…13 through the API (up to 800 with --engine)")
+            }
+        }
+        if let now, ISO8601DateFormatter().date(from: now) == nil {
+            throw ValidationError("--now must be an RFC 3339 time such as 2026-11-27T18:00:00Z, not \(now)")
+        }
+        guard !(engine && dryRun) else { throw ValidationError("--engine and --dry-run exclude each other") }
+        if evaluate != nil || !(engine || dryRun) {
+            guard url != nil else { throw ValidationError("--url is needed (but not with --engine or --dry-run)") }
+        }
+        guard (compareURL == nil) == (compareTruth == nil) else {
+            throw ValidationError("--compare-url and --compare-truth go together")
+        }
+        if engine, database.dataDir == nil, database.databaseURL == nil,
+            ProcessInfo.processInfo.environment["HEARCLEAR_DATA_DIR"] == nil,
+            ProcessInfo.processInfo.environment["HEARCLEAR_DATABASE_URL"] == nil
+        {
+            throw ValidationError("--engine needs --data-dir or --database-url")
+        }
+        try scenarioOptions.validate(
+            days: days, venues: venues, models: Array(SimulatedModel.names.prefix(max(1, min(16, models)))))
         guard (0...1).contains(contamination) else { throw ValidationError("--contamination must be 0…1") }
         guard rate > 0, rate <= 20 else { throw ValidationError("--rate must be in (0, 20]") }
         guard (0...0.9).contains(hideCells) else { throw ValidationError("--hide-cells must be 0…0.9") }
@@ -103,38 +173,89 @@ struct Simulate: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let client = try SimulationClient(url: url, connections: concurrency)
+        guard let url else {
+            try await simulate(nil)
+            return
+        }
+        var clients = [try SimulationClient(url: url, connections: concurrency)]
         do {
             if let evaluate {
                 var evaluation = SimulationEvaluation(
-                    truth: try SimulationTruth.read(evaluate), client: client, concurrency: concurrency)
+                    truth: try SimulationTruth.read(evaluate), client: clients[0], concurrency: concurrency)
                 evaluation.legacyServerZone = TimeZone(identifier: legacyServerZone) ?? evaluation.legacyServerZone
                 evaluation.worst = worst
                 if let calibration {
                     evaluation.calibration = try Data(contentsOf: URL(fileURLWithPath: calibration))
                 }
+                if let referenceURL {
+                    clients.append(try SimulationClient(url: referenceURL, connections: concurrency))
+                    evaluation.reference = clients.last
+                }
+                if let compareURL, let compareTruth {
+                    clients.append(try SimulationClient(url: compareURL, connections: concurrency))
+                    evaluation.compare = (clients[clients.count - 1], try SimulationTruth.read(compareTruth))
+                }
+                if database.dataDir != nil || database.databaseURL != nil {
+                    let truth = evaluation.truth
+                    evaluation.databaseFigures = try await DatabaseSession.run(database) { engine, _ in
+                        try await DatabaseFigures.collect(engine: engine, truth: truth)
+                    }
+                }
                 let report = try await evaluation.run()
                 print(report)
             } else {
-                try await simulate(client)
+                try await simulate(clients[0])
             }
-            try await client.shutdown()
+            for client in clients { try await client.shutdown() }
         } catch {
-            try? await client.shutdown()
+            for client in clients { try? await client.shutdown() }
             throw error
         }
     }
 
-    private func simulate(_ client: SimulationClient) async throws {
+    private func simulate(_ client: SimulationClient?) async throws {
+        let now = self.now.flatMap { ISO8601DateFormatter().date(from: $0) } ?? Date()
         var city = SimulatedCity(
             seed: seed, venueCount: venues, days: days, contamination: contamination, rate: rate,
-            occasionSD: occasionSD, models: SimulatedModel.make(count: models, sd: modelSD, seed: seed))
+            occasionSD: occasionSD, models: SimulatedModel.make(count: models, sd: modelSD, seed: seed), now: now)
         let hidden = city.hideCells(share: hideCells, hourShare: hideHours, seed: seed)
+        var scenarios = scenarioOptions.scenarios
+        let notes = city.apply(&scenarios, seed: seed, days: days, contamination: contamination, now: now)
+        if !scenarios.isActive { city.scenarios = nil }
+        // As a city would deliver them: the server sees each venue's history in time order.
+        city.sortChronologically()
         let spoiled = city.checkins.count { $0.truth.contamination != nil }
+        let destination =
+            dryRun
+            ? "not sending (--dry-run)"
+            : engine ? "submitting through the engine…" : "sending to \(client?.endpoint ?? "?")…"
         print(
             "city: \(city.venues.count) venues, \(city.devices.count) devices, \(city.checkins.count) check-ins "
-                + "(\(spoiled) spoiled) over \(days) days, \(hidden.count) cells hidden; sending to \(client.endpoint)…"
+                + "(\(spoiled) spoiled) over \(days) days, \(hidden.count) cells hidden; \(destination)"
         )
+        if scenarios.isActive { print("scenarios: \(scenarios.summary)") }
+        for note in notes { print("  " + note) }
+        let truthFile = city.truth(
+            seed: seed, contamination: contamination, occasionSD: occasionSD, hiddenCells: hidden, generatedAt: now)
+        if dryRun {
+            try truthFile.write(truth)
+            print("planned \(city.checkins.count) check-ins; truth written to \(truth)")
+            return
+        }
+        if engine {
+            let started = ContinuousClock.now
+            let outcome = try await EngineSubmission.submit(city, database: database, concurrency: concurrency)
+            try truthFile.write(truth)
+            print(outcome.summary)
+            print(String(format: "the engine path took %.1f s in all", started.duration(to: .now).seconds))
+            print("truth written to \(truth)")
+            if referenceModels > 0 { try await calibrate(city.models.prefix(referenceModels)) }
+            if let first = outcome.refusals.first { print("first refusal: \(first)") }
+            print("serve the same --data-dir and evaluate with: hearclear-bench simulate --evaluate \(truth) --url URL")
+            return
+        }
+        guard let client else { return }
+        let started = ContinuousClock.now
         let progress = ProgressBar(total: city.checkins.count, label: "check-ins")
         var sent = 0
         var failures: [String] = []
@@ -155,10 +276,10 @@ struct Simulate: AsyncParsableCommand {
             }
         }
         progress.finish(sent)
-        try city.truth(seed: seed, contamination: contamination, occasionSD: occasionSD, hiddenCells: hidden)
-            .write(truth)
+        try truthFile.write(truth)
         if let last = city.checkins.last?.truth.id { try await waitForJudgement(of: last, client: client) }
         print("sent \(sent - failures.count) check-ins, \(failures.count) refused; truth written to \(truth)")
+        print(String(format: "sending and judging took %.1f s", started.duration(to: .now).seconds))
         if referenceModels > 0 { try await calibrate(city.models.prefix(referenceModels)) }
         if let first = failures.first { print("first refusal: \(first)") }
         print("evaluate with: hearclear-bench simulate --evaluate \(truth) --url \(client.endpoint)")

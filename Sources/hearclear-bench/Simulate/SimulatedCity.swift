@@ -12,6 +12,35 @@ struct SimulatedCity {
         var session: SimulatedSession
         var location: (latitude: Double, longitude: Double)?
         var model: String
+        /// The room's level for this check-in (the cell's true level plus the evening's crowd),
+        /// calibrated dB, before any scenario (a venue's change) moves it.
+        var roomDB: Double
+        /// The phone as it was when the city was drawn (its bias before any drift).
+        var device: SimulatedDevice
+        var seconds: Int
+        /// The generator as it was just before the session was drawn: the session can be drawn
+        /// again at another level with exactly the same fluctuation and junk (no draw depends on
+        /// the level).
+        var generator: SplitMix64
+        /// What the phone says its system is (`device.os`), `nil` to send none.
+        var os: SimulatedOS?
+
+        /// The session again, `shiftDB` louder in the room or in the phone: the same draws.
+        func session(shiftedBy shiftDB: Double) -> SimulatedSession {
+            var random = generator
+            var session = SimulatedSession.clean(
+                trueDB: roomDB + shiftDB, device: device, seconds: seconds, random: &random)
+            if let kind = truth.contamination { session.contaminate(kind, random: &random) }
+            return session
+        }
+
+        /// Draws the session again `shiftDB` louder and records its levels in the truth.
+        mutating func shift(by shiftDB: Double) {
+            guard shiftDB != 0 else { return }
+            session = session(shiftedBy: shiftDB)
+            truth.leqDBFS = session.leqDBFS
+            truth.meanAmplitude = session.meanAmplitude
+        }
     }
 
     /// Share of contaminated check-ins that come from always-full-scale devices.
@@ -21,6 +50,10 @@ struct SimulatedCity {
     var models: [SimulatedModel] = []
     var devices: [SimulatedDevice] = []
     var checkins: [PlannedCheckin] = []
+    /// Venues that changed (`--change-share`), by id.
+    var changes: [String: SimulationTruth.VenueChange] = [:]
+    /// The trust scenarios applied, with what they drew; `nil`: none applied.
+    var scenarios: SimulationScenarios?
 
     init(
         seed: UInt64, venueCount: Int, days: Int, contamination: Double, rate: Double, occasionSD: Double = 0,
@@ -64,6 +97,7 @@ struct SimulatedCity {
                                 ? .fullScale : Self.weightedKind(&random)
                         }
                         let device = kind == .fullScale ? random.pick(broken) : random.pick(honest)
+                        let generator = random
                         var session = SimulatedSession.clean(
                             trueDB: trueDB + occasion, device: device, seconds: seconds, random: &random)
                         if let kind { session.contaminate(kind, random: &random) }
@@ -78,7 +112,8 @@ struct SimulatedCity {
                             meanAmplitude: session.meanAmplitude, start: start)
                         checkins.append(
                             PlannedCheckin(
-                                truth: truth, start: start, session: session, location: location, model: device.model))
+                                truth: truth, start: start, session: session, location: location, model: device.model,
+                                roomDB: trueDB + occasion, device: device, seconds: seconds, generator: generator))
                     }
                 }
             }
@@ -111,25 +146,33 @@ struct SimulatedCity {
     }
 
     /// The true levels of every open hour of every venue.
+    /// (A changed venue's cells are true *now*: the level after the change, with the one before.)
     func truth(
-        seed: UInt64, contamination: Double, occasionSD: Double, hiddenCells: Set<String> = []
+        seed: UInt64, contamination: Double, occasionSD: Double, hiddenCells: Set<String> = [],
+        generatedAt: Date? = nil
     ) -> SimulationTruth {
         let venueTruths = venues.map { venue in
-            SimulationTruth.VenueTruth(
+            let change = changes[venue.id]
+            return SimulationTruth.VenueTruth(
                 venue: venue,
                 cells: (1...7).flatMap { weekday in
                     (0..<24).compactMap { hour in
-                        venue.trueLevelDB(weekday: weekday, hour: hour).map {
-                            SimulationTruth.Cell(weekday: weekday, hour: hour, trueDB: $0)
+                        venue.trueLevelDB(weekday: weekday, hour: hour).map { level in
+                            guard let change, change.applies(hour: hour) else {
+                                return SimulationTruth.Cell(weekday: weekday, hour: hour, trueDB: level)
+                            }
+                            return SimulationTruth.Cell(
+                                weekday: weekday, hour: hour, trueDB: level + change.db, beforeChangeDB: level)
                         }
                     }
-                })
+                }, change: change)
         }
         return SimulationTruth(
             seed: seed, contamination: contamination, occasionSD: occasionSD,
             referenceOffsetDB: SimulatedSession.referenceOffsetDB,
             venues: venueTruths, models: models, devices: devices, checkins: checkins.map(\.truth),
-            hiddenCells: hiddenCells.isEmpty ? nil : hiddenCells.sorted())
+            hiddenCells: hiddenCells.isEmpty ? nil : hiddenCells.sorted(), scenarios: scenarios,
+            generatedAt: generatedAt)
     }
 
     /// The v2 check-in of a planned one.
@@ -148,12 +191,14 @@ struct SimulatedCity {
             venue: .init(
                 id: venue.id, name: venue.name, latitude: venue.latitude, longitude: venue.longitude,
                 timezone: venue.timezone, category: venue.kind.rawValue),
-            device: .init(id: planned.truth.device, model: planned.model),
+            device: .init(
+                id: planned.truth.device, model: planned.model,
+                os: planned.os.map { .init(name: $0.name, version: $0.version) }),
             location: planned.location.map { .init(latitude: $0.latitude, longitude: $0.longitude, accuracy: 15) },
             unit: .dbfs, samples: samples)
     }
 
-    private static func weightedKind(_ random: inout SplitMix64) -> Contamination {
+    static func weightedKind(_ random: inout SplitMix64) -> Contamination {
         var draw = random.unit()
         for (kind, weight) in Contamination.weights {
             if draw < weight { return kind }
@@ -162,7 +207,7 @@ struct SimulatedCity {
         return .pocket
     }
 
-    private static func uuid(_ random: inout SplitMix64) -> String {
+    static func uuid(_ random: inout SplitMix64) -> String {
         let high = random.next()
         let low = random.next()
         let hex = String(format: "%016llx%016llx", high, low)

@@ -1,4 +1,5 @@
 import Foundation
+import HearClearEngine
 import LoudnessCore
 
 /// A synthetic venue with a true weekday × hour loudness profile in calibrated dB.
@@ -85,6 +86,20 @@ struct SimulatedDevice: Codable, Sendable {
     var biasDB: Double
     /// Always sends full scale, whatever the room: its every check-in is junk.
     var fullScale: Bool
+    /// From when it ages (`--ageing-db-per-year`); `nil`: it does not.
+    var startDate: Date?
+    /// Its own step (`--device-steps`): from `stepAt` it reads `stepDB` more; `nil`: none.
+    var stepDB: Double?
+    var stepAt: Date?
+    /// `nil` for the city's own phones; `newcomer`, `fake` (a fresh id for fake check-ins) or
+    /// `slow_burn` (honest for weeks, then fake at its target).
+    var role: Role?
+
+    enum Role: String, Codable, Sendable {
+        case newcomer
+        case fake
+        case slowBurn = "slow_burn"
+    }
 
     /// A phone of one of `models`: its model's bias plus its own, N(0, 1 dB).
     static func make(
@@ -94,5 +109,27 @@ struct SimulatedDevice: Codable, Sendable {
         return SimulatedDevice(
             id: String(format: "sim-%llu-device-%05d-c0ffee", seed, index), model: model.model,
             biasDB: model.biasDB + random.normal(sd: 1), fullScale: fullScale)
+    }
+}
+
+/// What a phone says its system is (`device.os` of a v2 check-in).
+struct SimulatedOS: Codable, Sendable, Equatable {
+    var name: String
+    var version: String
+
+    /// The system every phone of `model` runs before any update: iOS for `iPhone*`, Android
+    /// otherwise, a version fixed by the model's name.
+    static func of(model: String) -> SimulatedOS {
+        let hash = FNV1a.hash(model)
+        if model.hasPrefix("iPhone") {
+            return SimulatedOS(name: "iOS", version: "\(16 + hash % 3).\(hash / 3 % 6)")
+        }
+        return SimulatedOS(name: "Android", version: "\(12 + hash % 3)")
+    }
+
+    /// The next major version (an OS update).
+    var updated: SimulatedOS {
+        let major = Int(version.prefix { $0 != "." }) ?? 0
+        return SimulatedOS(name: name, version: name == "iOS" ? "\(major + 1).0" : "\(major + 1)")
     }
 }

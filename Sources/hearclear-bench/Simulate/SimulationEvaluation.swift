@@ -16,14 +16,22 @@ struct SimulationEvaluation {
     var worst = 0
     /// `hearclear calibrate models --json` of the server, to score the recovered model offsets.
     var calibration: Data?
+    /// A server holding the same city judged by today's method (an older binary), scored beside.
+    var reference: SimulationClient?
+    /// A server holding the same city without the scenario, and the truth of what it holds.
+    var compare: (client: SimulationClient, truth: SimulationTruth)?
+    /// What only the database knows (``DatabaseFigures``), when `--data-dir` was given.
+    var databaseFigures: [DatabaseFigures.Section: [String]]?
 
     func run() async throws -> String {
         let bands = try await currentBands()
         let label = { (level: Double) -> String in
             bands.first { $0.below.map { level < $0 } ?? true }?.label ?? "?"
         }
-        let grids = try await servedGrids()
+        let grids = try await servedGrids(client)
         let served = grids.measured
+        var referenceGrids: ServedGrids?
+        if let reference { referenceGrids = try await servedGrids(reference) }
         let judged = try await judgements()
         let offset = truth.referenceOffsetDB
         let byCell = Dictionary(grouping: truth.checkins) { "\($0.venue)|\($0.weekday)|\($0.hour)" }
@@ -40,6 +48,7 @@ struct SimulationEvaluation {
         var old = MethodScore(name: "2013 method (server clock)")
         var oldLocal = MethodScore(name: "2013 estimator, local time")
         var cleanMean = MethodScore(name: "mean of clean (reference)")
+        var today = MethodScore(name: "today's method")
         var evaluated: [(key: String, checkins: [SimulationTruth.Checkin], trueDB: Double)] = []
         for (key, checkins) in byCell.sorted(by: { $0.key < $1.key }) where checkins.count >= Self.minimumCheckins {
             guard let trueDB = trueLevels[key] else { continue }
@@ -63,6 +72,9 @@ struct SimulationEvaluation {
             cleanMean.add(
                 cell: key, estimate: SimulationMethods.cleanMean(checkins, referenceOffsetDB: offset), truth: trueDB,
                 label: label)
+            if let referenceGrids {
+                today.add(cell: key, estimate: referenceGrids.measured[key], truth: trueDB, label: label)
+            }
         }
         var lines = [
             "cells with ≥ \(Self.minimumCheckins) check-ins: \(evaluated.count) "
@@ -71,7 +83,7 @@ struct SimulationEvaluation {
         ]
         let methods =
             (byLegacyCell.isEmpty ? [server, oracle, energetic] : [server, oracle, energetic, old])
-            + [oldLocal, cleanMean]
+            + [oldLocal, cleanMean] + (referenceGrids == nil ? [] : [today])
         for score in methods {
             lines.append(
                 score.name.padding(toLength: 28, withPad: " ", startingAt: 0)
@@ -95,6 +107,15 @@ struct SimulationEvaluation {
         if let calibration { lines.append(contentsOf: try recoveredOffsets(calibration)) }
         lines.append(contentsOf: try await estimates(grids.estimated, trueLevels: trueLevels, label: label))
         lines.append(contentsOf: detection(judged.mapValues(\.status)))
+        if truth.scenarios != nil || compare != nil {
+            var compareGrids: ServedGrids?
+            if let compare { compareGrids = try await servedGrids(compare.client) }
+            let trust = TrustEvaluation(
+                truth: truth, evaluated: evaluated, label: label, server: grids, reference: referenceGrids,
+                compare: compareGrids.map { ($0, compare?.client.endpoint ?? "?", compare?.truth) },
+                statuses: judged.mapValues(\.status), databaseFigures: databaseFigures)
+            lines.append(contentsOf: trust.lines())
+        }
         if worst > 0 {
             lines.append(contentsOf: worstCells(evaluated, served: served, judged: judged, label: label))
         }
@@ -120,7 +141,8 @@ struct SimulationEvaluation {
                 let judgement = judged[checkin.id]
                 lines.append(
                     String(
-                        format: "      %-11@ %6.1f dB  %@ %@  device %@", checkin.contamination?.rawValue ?? "clean",
+                        format: "      %-11@ %6.1f dB  %@ %@  device %@",
+                        checkin.fake.map { _ in "fake" } ?? checkin.contamination?.rawValue ?? "clean",
                         checkin.leqDBFS + offset, judgement?.status ?? "?",
                         judgement?.reasons.joined(separator: ",") ?? "", String(checkin.device.suffix(12))))
             }
@@ -225,11 +247,14 @@ struct SimulationEvaluation {
     /// How the server judged the spoiled and the clean check-ins.
     private func detection(_ statuses: [String: String]) -> [String] {
         var lines = ["judgements (outlier or excluded = rejected):"]
-        let groups = Dictionary(grouping: truth.checkins) { $0.contamination?.rawValue ?? "clean" }
+        // Fakes are clean sessions that lie: a group of their own (their kinds only in a scenario's city).
+        let groups = Dictionary(grouping: truth.checkins) {
+            $0.fake.map { "fake " + $0.rawValue } ?? $0.contamination?.rawValue ?? "clean"
+        }
         for (kind, checkins) in groups.sorted(by: { $0.key < $1.key }) {
             let rejected = checkins.count { ["outlier", "excluded"].contains(statuses[$0.id] ?? "") }
             lines.append(
-                "  " + kind.padding(toLength: 12, withPad: " ", startingAt: 0)
+                "  " + kind.padding(toLength: max(12, kind.count), withPad: " ", startingAt: 0)
                     + String(
                         format: " %5d check-ins, %5.1f %% rejected", checkins.count,
                         100 * Double(rejected) / Double(max(1, checkins.count))))
@@ -310,14 +335,25 @@ struct SimulationEvaluation {
         var basis: String
     }
 
+    /// A server's grids: cells keyed `venue|weekday|hour`, measured levels and estimates with their
+    /// range, and the venues' `changedAt`.
+    struct ServedGrids {
+        var measured: [String: Double] = [:]
+        var estimated: [String: ServedEstimate] = [:]
+        var changedAt: [String: Date] = [:]
+
+        /// The served level, measured or estimated.
+        func level(_ key: String) -> Double? { measured[key] ?? estimated[key]?.level }
+    }
+
     /// Served cells keyed `venue|weekday|hour`: measured levels, and estimates with their range.
-    private func servedGrids() async throws -> (
-        measured: [String: Double], estimated: [String: ServedEstimate]
-    ) {
+    private func servedGrids(_ client: SimulationClient) async throws -> ServedGrids {
         var levels: [String: Double] = [:]
         var estimated: [String: ServedEstimate] = [:]
+        var changedAt: [String: Date] = [:]
         for venue in truth.venues.map(\.venue.id) {
             guard let grid = try await client.loudness(venue) else { continue }
+            changedAt[venue] = grid.changedAt
             for day in grid.days {
                 guard let weekday = Components.Schemas.Weekday.allCases.firstIndex(of: day.day) else { continue }
                 for hour in day.hours {
@@ -332,7 +368,7 @@ struct SimulationEvaluation {
                 }
             }
         }
-        return (levels, estimated)
+        return ServedGrids(measured: levels, estimated: estimated, changedAt: changedAt)
     }
 
     /// How the server judged one check-in.

@@ -1,0 +1,152 @@
+import Foundation
+import HearClearCLI
+import HearClearEngine
+import HearClearModel
+
+/// `simulate --engine`: every check-in straight into the engine (`engine.intake`, as the server
+/// stores a v2 check-in, but of any age: the API refuses samples 14 days old), then the
+/// aggregation queue drained here, so the city is judged before the command returns.
+enum EngineSubmission {
+    struct Outcome {
+        var stored = 0
+        var duplicates = 0
+        var refusals: [String] = []
+        var venuesJudged = 0
+        var intake: Duration = .zero
+        var judging: Duration = .zero
+
+        var summary: String {
+            String(
+                format: "stored %d check-ins (%d already there, %d refused) in %.1f s (%.0f a second); "
+                    + "judged %d venue(s) in %.1f s",
+                stored, duplicates, refusals.count, intake.seconds,
+                Double(stored + duplicates) / max(intake.seconds, 0.001), venuesJudged, judging.seconds)
+        }
+    }
+
+    static func submit(_ city: SimulatedCity, database: ServerOptions, concurrency: Int) async throws -> Outcome {
+        let venues = Dictionary(uniqueKeysWithValues: city.venues.map { ($0.id, $0) })
+        // The first check-in of each UTC month goes alone: storing it makes its month's partition
+        // of `checkins` ("Check-ins by month"), and two ingests making partitions at once were
+        // seen to deadlock (40P01). The rest then go `concurrency` at a time.
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: 0)!
+        var months: Set<DateComponents> = []
+        var firsts: [Int] = []
+        var rest: [Int] = []
+        for (index, planned) in city.checkins.enumerated() {
+            if months.insert(calendar.dateComponents([.year, .month], from: planned.start)).inserted {
+                firsts.append(index)
+            } else {
+                rest.append(index)
+            }
+        }
+        return try await DatabaseSession.run(database) { engine, _ in
+            var outcome = Outcome()
+            let started = ContinuousClock.now
+            let progress = ProgressBar(total: city.checkins.count, label: "check-ins")
+            var done = 0
+            func record(_ result: IngestOutcome?, _ refusal: String?) {
+                done += 1
+                progress.update(done)
+                switch result {
+                case .created: outcome.stored += 1
+                case .duplicate: outcome.duplicates += 1
+                case .conflict(let id): outcome.refusals.append("\(id): another check-in has this id")
+                case nil: outcome.refusals.append(refusal ?? "?")
+                }
+            }
+            func store(_ index: Int) throws -> @Sendable () async throws -> (IngestOutcome?, String?) {
+                let planned = city.checkins[index]
+                guard let venue = venues[planned.truth.venue] else {
+                    throw SimulationError("unknown venue \(planned.truth.venue)")
+                }
+                let submission = try submission(planned, venue: venue)
+                let id = planned.truth.id
+                return {
+                    do {
+                        return (try await engine.intake.submit(submission), nil)
+                    } catch let error as IngestError {
+                        return (nil, "\(id): \(error)")
+                    } catch {
+                        // The database's own errors hide their detail from `description`.
+                        throw SimulationError("check-in \(id): \(String(reflecting: error))")
+                    }
+                }
+            }
+            for index in firsts {
+                let (result, refusal) = try await store(index)()
+                record(result, refusal)
+            }
+            try await withThrowingTaskGroup(of: (IngestOutcome?, String?).self) { group in
+                var next = 0
+                func schedule() throws {
+                    guard next < rest.count else { return }
+                    let task = try store(rest[next])
+                    next += 1
+                    group.addTask { try await task() }
+                }
+                for _ in 0..<concurrency { try schedule() }
+                while let (result, refusal) = try await group.next() {
+                    record(result, refusal)
+                    try schedule()
+                }
+            }
+            progress.finish(done)
+            outcome.intake = started.duration(to: .now)
+            let judging = ContinuousClock.now
+            outcome.venuesJudged = try await drain(engine)
+            outcome.judging = judging.duration(to: .now)
+            return outcome
+        }
+    }
+
+    /// Judges every queued venue here, a batch at a time, until the queue is empty (venues a
+    /// running server's worker holds are left to it, and looked at again until it is done).
+    static func drain(_ engine: Engine) async throws -> Int {
+        // Each venue is judged once here: nothing to remember.
+        let aggregator = Aggregator(client: engine.client, logger: engine.logger, memoryCapacity: 0)
+        var processed = 0
+        var busy: Set<Int64> = []
+        while true {
+            let batch = try await aggregator.processNext(limit: 16, skipping: busy)
+            processed += batch.processed.count
+            busy.formUnion(batch.busy)
+            if batch.isEmpty {
+                guard !busy.isEmpty else { return processed }
+                busy = []
+                try await Task.sleep(for: .milliseconds(200))
+            }
+        }
+    }
+
+    /// The submission the server's v2 validator would make of the check-in `simulate` sends: the
+    /// same rounded levels (to 0.01 dB, as sent), whole seconds from the start, times in UTC.
+    static func submission(_ planned: SimulatedCity.PlannedCheckin, venue: SimulatedVenue) throws
+        -> CheckinSubmission
+    {
+        guard let id = UUID(uuidString: planned.truth.id) else {
+            throw SimulationError("\(planned.truth.id) is not a UUID")
+        }
+        let rounded = { (value: Double) in Float((value * 100).rounded() / 100) }
+        return CheckinSubmission(
+            id: id,
+            venue: .init(
+                externalID: venue.id,
+                details: VenueDetails(
+                    name: venue.name, latitude: venue.latitude, longitude: venue.longitude, timezone: venue.timezone,
+                    category: venue.kind.rawValue)),
+            deviceID: planned.truth.device, deviceModel: planned.model,
+            location: planned.location.map {
+                .init(latitude: $0.latitude, longitude: $0.longitude, accuracyMetres: 15)
+            },
+            source: .v2, startedAt: planned.start,
+            offsetsSeconds: planned.session.averageDBFS.indices.map { Int32($0) }, utcOffsetsMinutes: [0],
+            averageDBFS: planned.session.averageDBFS.map(rounded), peakDBFS: planned.session.peakDBFS.map(rounded))
+    }
+}
+
+extension Duration {
+    /// In seconds, as a `Double`.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
