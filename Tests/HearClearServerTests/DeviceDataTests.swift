@@ -124,7 +124,10 @@ struct DeviceDataTests {
             ).decode((String, String).self) {
                 columns.append(column)
             }
-            #expect(Set(columns.map(\.0)) == ["checkins", "checkin_hours", "device_offsets", "venue_reports"])
+            #expect(
+                Set(columns.map(\.0)) == ["checkins", "checkin_hours", "device_offsets", "device_trust", "venue_reports"])
+            // Nor does a campaign's list of devices (migration 0026).
+            #expect(try await database.count("venue_campaigns", where: "devices @> ARRAY[\(key)]::bigint[]") == 0)
             for (table, column) in columns {
                 let condition =
                     column == "device_id"

@@ -12,14 +12,14 @@ import PostgresNIO
 /// time (an advisory lock); venues whose devices' offsets moved are queued to be judged again.
 public struct Calibrator: Sendable {
     let repository: CalibrationRepository
-    let fitter: CrowdCalibration
+    let fitter: CrowdFitOverTime
     let referenceOffsetDB: Double
     let logger: Logger
 
     static let fits = Counter(label: "hearclear_calibration_fits_total")
 
     public init(
-        client: PostgresClient, referenceOffsetDB: Double, logger: Logger, fitter: CrowdCalibration = CrowdCalibration()
+        client: PostgresClient, referenceOffsetDB: Double, logger: Logger, fitter: CrowdFitOverTime = CrowdFitOverTime()
     ) {
         self.repository = CalibrationRepository(client: client, logger: logger)
         self.fitter = fitter
@@ -33,10 +33,14 @@ public struct Calibrator: Sendable {
         let started = ContinuousClock.now
         let fitter = fitter
         let referenceOffsetDB = referenceOffsetDB
-        let applied = try await repository.withEvidence { observations, references, overrides in
+        let applied = try await repository.withEvidence { pieces, trust, references, overrides in
             let anchors = ModelOffsetPolicy.anchors(absoluteOffsets: references, referenceOffsetDB: referenceOffsetDB)
-            let fit = fitter.fit(observations, anchors: anchors)
-            return (fit, ModelOffsetPolicy.inForce(fit: fit, anchors: anchors, overrides: overrides))
+            let result = fitter.fit(pieces, trust: trust, anchors: anchors)
+            // A model's offset in force rests on its group without an OS version, else its
+            // group with the most evidence (each version's own is kept beside it).
+            var models = result.fit
+            models.models = CalibrationRepository.modelRows(result.groups).map(\.fit)
+            return (result, ModelOffsetPolicy.inForce(fit: models, anchors: anchors, overrides: overrides))
         }
         guard let applied else {
             logger.debug("calibration skipped: another instance is fitting")
@@ -48,6 +52,8 @@ public struct Calibrator: Sendable {
             metadata: [
                 "fit": "\(applied.fitID)", "changedModels": "\(applied.changedModels)",
                 "changedDevices": "\(applied.changedDevices)", "queuedVenues": "\(applied.queuedVenues)",
+                "changedTrust": "\(applied.changedTrust)", "deviceSteps": "\(applied.deviceSteps)",
+                "modelSteps": "\(applied.modelSteps)",
                 "duration": "\(ContinuousClock.now - started)",
             ])
         return applied

@@ -108,6 +108,8 @@ public struct LoudnessReads: Sendable {
         public var bands: Bands
         /// Monday 0:00 first; empty while the venue has no usable data.
         public var cells: [Cell]
+        /// When the venue's change in force began (docs/ARCHITECTURE.md, "Venues that change").
+        public var changedAt: Date? = nil
     }
 
     /// The bands in force; the defaults if the table holds an invalid set (logged).
@@ -129,7 +131,9 @@ public struct LoudnessReads: Sendable {
     /// The venue's grid, labelled with `bands`; `nil` for an unknown venue.
     public func grid(externalID: String, bands: Bands) async throws -> Grid? {
         guard let venue = try await venue(externalID: externalID) else { return nil }
-        return Grid(venue: venue, bands: bands, cells: try await cells(venueID: venue.id, bands: bands))
+        async let changedAt = changedAt(venueID: venue.id)
+        let cells = try await cells(venueID: venue.id, bands: bands)
+        return Grid(venue: venue, bands: bands, cells: cells, changedAt: try await changedAt)
     }
 
     /// The stored cells of each venue at its venue-local hour on every weekday, read on `side`.
@@ -153,6 +157,12 @@ public struct LoudnessReads: Sendable {
         return Sheet(
             grid: Grid(venue: found.venue, bands: bands, cells: found.cells.map { cell($0, bands: bands) }),
             checkins: found.checkins)
+    }
+
+    /// When the venue's change in force began, nil when none is (docs/ARCHITECTURE.md, "Venues
+    /// that change").
+    public func changedAt(venueID: Int64) async throws -> Date? {
+        try await database.read { [self] in try await stores($0).loudness.changedAt(venueID: venueID) }
     }
 
     /// The venue's cells, Monday 0:00 first.

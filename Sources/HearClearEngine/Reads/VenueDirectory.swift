@@ -1,3 +1,4 @@
+import Foundation
 import HearClearModel
 import HearClearStore
 import LoudnessCore
@@ -19,6 +20,8 @@ public struct VenueDirectory: Sendable {
         public var checkins: Int
         public var levelDB: Double?
         public var label: String?
+        /// When its change in force began (docs/ARCHITECTURE.md, "Venues that change").
+        public var changedAt: Date? = nil
     }
 
     /// Creates the venue or replaces its details; `created` tells which. When the time zone of a
@@ -49,7 +52,10 @@ public struct VenueDirectory: Sendable {
         guard let venue = try await find(externalID: externalID) else { return nil }
         // The count does not depend on the loudness reads: it runs beside them.
         async let count = checkinCount(venueID: venue.id)
+        async let changedAt = loudness.changedAt(venueID: venue.id)
         let overall = LoudnessReads.overall(try await loudness.cells(venueID: venue.id, bands: bands), bands: bands)
-        return Summary(venue: venue, checkins: try await count, levelDB: overall?.levelDB, label: overall?.label)
+        return Summary(
+            venue: venue, checkins: try await count, levelDB: overall?.levelDB, label: overall?.label,
+            changedAt: try await changedAt)
     }
 }

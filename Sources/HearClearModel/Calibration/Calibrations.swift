@@ -97,11 +97,22 @@ public struct AppliedCalibration: Sendable, Equatable {
     public var changedDevices: Int
     /// Venues queued to be judged again with the new offsets.
     public var queuedVenues: Int
+    /// Devices whose trust moved (docs/ARCHITECTURE.md, "Devices that earn trust").
+    public var changedTrust: Int
+    /// Devices and models whose readings stepped (docs/ARCHITECTURE.md, "Phones that drift").
+    public var deviceSteps: Int
+    public var modelSteps: Int
 
-    public init(fitID: Int64, changedModels: [String], changedDevices: Int, queuedVenues: Int) {
+    public init(
+        fitID: Int64, changedModels: [String], changedDevices: Int, queuedVenues: Int, changedTrust: Int = 0,
+        deviceSteps: Int = 0, modelSteps: Int = 0
+    ) {
         self.fitID = fitID
         self.changedModels = changedModels
         self.changedDevices = changedDevices
         self.queuedVenues = queuedVenues
+        self.changedTrust = changedTrust
+        self.deviceSteps = deviceSteps
+        self.modelSteps = modelSteps
     }
 }

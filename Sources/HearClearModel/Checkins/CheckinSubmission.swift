@@ -36,6 +36,8 @@ public struct CheckinSubmission: Sendable, Equatable {
     public var venue: VenueReference
     public var deviceID: String
     public var deviceModel: String?
+    /// The phone's operating system, `"name version"` (`"iOS 18.1"`); nil when not sent.
+    public var deviceOS: String?
     public var location: Location?
     public var source: CheckinSource
     public var startedAt: Date
@@ -57,8 +59,8 @@ public struct CheckinSubmission: Sendable, Equatable {
     public var classes: PhoneClasses?
 
     public init(
-        id: UUID, venue: VenueReference, deviceID: String, deviceModel: String?, location: Location?,
-        source: CheckinSource, startedAt: Date, offsetsSeconds: [Int32], utcOffsetsMinutes: [Int16],
+        id: UUID, venue: VenueReference, deviceID: String, deviceModel: String?, deviceOS: String? = nil,
+        location: Location?, source: CheckinSource, startedAt: Date, offsetsSeconds: [Int32], utcOffsetsMinutes: [Int16],
         averageDBFS: [Float], peakDBFS: [Float], zoneGuessed: Bool = false, lceqDdB: [Int16]? = nil,
         bandIndexes: [Int16]? = nil, bandsDdB: [Int16]? = nil, classes: PhoneClasses? = nil
     ) {
@@ -66,6 +68,7 @@ public struct CheckinSubmission: Sendable, Equatable {
         self.venue = venue
         self.deviceID = deviceID
         self.deviceModel = deviceModel
+        self.deviceOS = deviceOS
         self.location = location
         self.source = source
         self.startedAt = startedAt

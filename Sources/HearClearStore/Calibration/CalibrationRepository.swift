@@ -22,51 +22,27 @@ public struct CalibrationRepository: Sendable {
     }
 
     /// The evidence, in one transaction that holds the calibration lock: `work` gets the
-    /// observations, the reference calibrations' absolute offsets and the overrides by model,
-    /// and returns what to apply; `nil` when another instance is fitting.
+    /// pieces (``CrowdPiece``), the devices' trust as the last fit left it, the reference
+    /// calibrations' absolute offsets and the overrides by model, and returns what to apply; `nil`
+    /// when another instance is fitting.
     public func withEvidence(
         _ work:
-            @Sendable ([CrowdObservation], _ references: [String: [Double]], _ overrides: [String: Double])
-            throws -> (fit: CrowdFit, inForce: [String: ModelOffsetInForce])
+            @Sendable (
+                [CrowdPiece], _ trust: [Int64: Double], _ references: [String: [Double]], _ overrides: [String: Double]
+            ) throws -> (result: CrowdFitOverTime.Result, inForce: [String: ModelOffsetInForce])
     ) async throws -> AppliedCalibration? {
         try await client.transaction(logger: logger) { connection in
             let locked = try await connection.query(
                 "SELECT pg_try_advisory_xact_lock(\(Self.lockKey))", logger: logger
             ).collect().first?.decode(Bool.self)
             guard locked == true else { return nil }
-            let observations = try await Self.observations(on: connection, logger: logger)
+            let pieces = try await Self.pieces(on: connection, logger: logger)
+            let trust = try await Self.trust(on: connection, logger: logger)
             let references = try await Self.activeReferences(on: connection, logger: logger)
             let overrides = try await Self.overrides(on: connection, logger: logger)
-            let (fit, inForce) = try work(observations, references, overrides)
-            return try await Self.apply(fit: fit, inForce: inForce, on: connection, logger: logger)
+            let (result, inForce) = try work(pieces, trust, references, overrides)
+            return try await Self.apply(result, inForce: inForce, overrides: overrides, on: connection, logger: logger)
         }
-    }
-
-    /// Each device's median level in each venue cell it measured together with another device:
-    /// the pieces the judgement accepted (counted or outliers: the fit has its own robust
-    /// weights, and outliers were decided with the old offsets), ≥ 10 valid seconds, from
-    /// devices with a model that are not excluded. Raw dBFS: no offset applied.
-    static func observations(on connection: PostgresConnection, logger: Logger) async throws -> [CrowdObservation] {
-        let rows = try await connection.query(
-            """
-            SELECT cell, device_id, model, level, pieces
-            FROM (
-                SELECT h.venue_id * 168 + (h.weekday - 1) * 24 + h.hour AS cell, h.device_id, d.model,
-                       percentile_cont(0.5) WITHIN GROUP (ORDER BY h.leq_dbfs) AS level, count(*) AS pieces,
-                       count(*) OVER (PARTITION BY h.venue_id, h.weekday, h.hour) AS devices
-                FROM checkin_hours h
-                JOIN devices d ON d.id = h.device_id
-                WHERE (h.counted OR h.outlier) AND h.valid_seconds >= 10 AND d.model IS NOT NULL AND NOT d.excluded
-                GROUP BY h.venue_id, h.weekday, h.hour, h.device_id, d.model) AS per_device
-            WHERE devices >= 2
-            """,
-            logger: logger)
-        var observations: [CrowdObservation] = []
-        for try await (cell, device, model, level, pieces) in rows.decode((Int64, Int64, String, Double, Int64).self) {
-            observations.append(
-                CrowdObservation(cell: cell, device: device, model: model, levelDBFS: level, checkins: Int(pieces)))
-        }
-        return observations
     }
 
     static func activeReferences(on connection: PostgresConnection, logger: Logger) async throws
@@ -88,119 +64,6 @@ public struct CalibrationRepository: Sendable {
         var overrides: [String: Double] = [:]
         for try await (model, offset) in rows.decode((String, Double).self) { overrides[model] = offset }
         return overrides
-    }
-
-    /// Stores the fit, makes `inForce` and the fit's device deviations the offsets in force, and
-    /// queues (for a full read) every venue with check-ins of a model or device whose offset moved.
-    static func apply(
-        fit: CrowdFit, inForce: [String: ModelOffsetInForce], on connection: PostgresConnection, logger: Logger
-    ) async throws -> AppliedCalibration {
-        let fitID =
-            try await connection.query(
-                """
-                INSERT INTO calibration_fits (cells, observations, iterations, scale_db)
-                VALUES (\(fit.cells), \(fit.observations), \(fit.iterations), \(fit.scaleDB.map(Float.init)))
-                RETURNING id
-                """,
-                logger: logger
-            ).collect().first?.decode(Int64.self) ?? 0
-        let models = fit.models
-        if !models.isEmpty {
-            try await connection.query(
-                """
-                INSERT INTO calibration_fit_models (
-                    fit_id, model, offset_db, standard_error_db, checkins, devices, component, anchored, status)
-                SELECT \(fitID), m.model, m.offset_db, NULLIF(m.error, 'NaN'::real), m.checkins, m.devices, m.component,
-                       m.anchored, m.status
-                FROM unnest(\(models.map(\.model))::text[], \(models.map { Float($0.offsetDB) })::real[],
-                            \(models.map { Float($0.standardErrorDB ?? .nan) })::real[],
-                            \(models.map { Int32($0.checkins) })::integer[], \(models.map { Int32($0.devices) })::integer[],
-                            \(models.map(\.component))::text[], \(models.map(\.anchored))::boolean[],
-                            \(models.map(\.status.rawValue))::text[])
-                  AS m(model, offset_db, error, checkins, devices, component, anchored, status)
-                """,
-                logger: logger)
-        }
-        // Models whose offset in force moves (or appears, or goes).
-        let current = try await connection.query(
-            "SELECT model, offset_db::float8 FROM device_model_offsets", logger: logger)
-        var before: [String: Double] = [:]
-        for try await (model, offset) in current.decode((String, Double).self) { before[model] = offset }
-        let changedModels = Set(before.keys).union(inForce.keys).filter { model in
-            abs((before[model] ?? 0) - (inForce[model]?.offsetDB ?? 0)) >= changeThresholdDB
-        }.sorted()
-        // What stays: a move under the threshold keeps the value in force (its venues are not
-        // judged again), though source and fit follow the new decision.
-        let rows = inForce.values.sorted { $0.model < $1.model }.map { row in
-            var kept = row
-            if !changedModels.contains(row.model), let previous = before[row.model] { kept.offsetDB = previous }
-            return kept
-        }
-        try await connection.query(
-            """
-            WITH wanted AS (
-                SELECT * FROM unnest(\(rows.map(\.model))::text[], \(rows.map { Float($0.offsetDB) })::real[],
-                                     \(rows.map(\.source.rawValue))::text[]) AS w(model, offset_db, source)),
-            gone AS (DELETE FROM device_model_offsets o WHERE NOT EXISTS (SELECT 1 FROM wanted w WHERE w.model = o.model))
-            INSERT INTO device_model_offsets (model, offset_db, source, fit_id, note, updated_at)
-            SELECT w.model, w.offset_db, w.source, \(fitID), NULL, now() FROM wanted w
-            ON CONFLICT (model) DO UPDATE SET
-                offset_db = EXCLUDED.offset_db, source = EXCLUDED.source, fit_id = EXCLUDED.fit_id, updated_at = now()
-            """,
-            logger: logger)
-        // Devices: their deviation from this fit (0 without enough evidence: no row).
-        let devices = fit.devices.filter { abs($0.offsetDB) >= 0.01 }
-        let movedRows = try await connection.query(
-            """
-            WITH wanted AS (
-                SELECT * FROM unnest(\(devices.map(\.device))::bigint[], \(devices.map { Float($0.offsetDB) })::real[],
-                                     \(devices.map { Float($0.standardErrorDB ?? .nan) })::real[],
-                                     \(devices.map { Int32($0.checkins) })::integer[])
-                  AS w(device_id, offset_db, error, checkins)),
-            moved AS (
-                SELECT coalesce(w.device_id, o.device_id) AS device_id
-                FROM wanted w FULL JOIN device_offsets o ON o.device_id = w.device_id
-                WHERE abs(coalesce(w.offset_db, 0) - coalesce(o.offset_db, 0)) >= \(Float(changeThresholdDB))),
-            gone AS (DELETE FROM device_offsets o WHERE NOT EXISTS (SELECT 1 FROM wanted w WHERE w.device_id = o.device_id)),
-            written AS (
-                INSERT INTO device_offsets (device_id, offset_db, standard_error_db, checkins, fit_id)
-                SELECT w.device_id, w.offset_db, NULLIF(w.error, 'NaN'::real), w.checkins, \(fitID) FROM wanted w
-                ON CONFLICT (device_id) DO UPDATE SET
-                    offset_db = CASE WHEN abs(device_offsets.offset_db - EXCLUDED.offset_db) >= \(Float(changeThresholdDB))
-                                     THEN EXCLUDED.offset_db ELSE device_offsets.offset_db END,
-                    standard_error_db = EXCLUDED.standard_error_db, checkins = EXCLUDED.checkins,
-                    fit_id = EXCLUDED.fit_id
-                RETURNING 1)
-            SELECT array_agg(device_id) FROM moved WHERE (SELECT count(*) FROM written) >= 0
-            """,
-            logger: logger
-        ).collect()
-        let moved = try movedRows.first.flatMap { try $0.decode([Int64]?.self) } ?? []
-        try await connection.query("UPDATE calibration_state SET fit_id = \(fitID)", logger: logger)
-        var queued = 0
-        if !changedModels.isEmpty || !moved.isEmpty {
-            queued =
-                try await connection.query(
-                    """
-                    WITH affected AS (
-                        SELECT DISTINCT c.venue_id
-                        FROM checkins c JOIN devices d ON d.id = c.device_id
-                        WHERE d.model = ANY(\(changedModels)) OR d.id = ANY(\(moved))),
-                    \(unescaped: AggregationQueue.enqueueing(from: "affected", oneNotification: true))
-                    SELECT count(*) FROM notified
-                    """,
-                    logger: logger
-                ).collect().first.map { Int(try $0.decode(Int64.self)) } ?? 0
-        }
-        try await connection.query(
-            """
-            UPDATE calibration_fits
-            SET changed_models = \(changedModels.count), changed_devices = \(moved.count), queued_venues = \(queued)
-            WHERE id = \(fitID)
-            """,
-            logger: logger)
-        return AppliedCalibration(
-            fitID: fitID, changedModels: changedModels, changedDevices: moved.count, queuedVenues: queued)
     }
 
     // MARK: - Reference calibrations and overrides

@@ -162,7 +162,7 @@ public struct CheckinRepository: Sendable {
                     zone_guessed, location_accuracy_m, distance_m, receipt_status, receipt_reasons, status, reasons,
                     classes_classifier, classes_classifier_version, classes_vocabulary,
                     class_window_offsets_s, class_window_seconds, class_window_classes, class_top_counts,
-                    class_top_labels, class_top_permille)
+                    class_top_labels, class_top_permille, device_os)
                 SELECT
                     \(s.id), \(venueID), \(deviceID), \(s.source.rawValue), \(s.startedAt), \(s.endedAt),
                     \(s.offsetsSeconds.count), \(samples), \(singleOffset)::smallint, \(changingOffsets)::smallint[],
@@ -171,7 +171,7 @@ public struct CheckinRepository: Sendable {
                     \(classes?.vocabulary.rawValue)::text, \(windows?.map(\.offsetSeconds))::integer[],
                     \(windows?.map(\.seconds))::smallint[], \(windows?.map { Int16($0.soundClass.index) })::smallint[],
                     \(windows?.map { Int16($0.labels.count) })::smallint[], \(windows?.flatMap(\.labels))::text[],
-                    \(windows?.flatMap(\.confidencesPermille))::smallint[]
+                    \(windows?.flatMap(\.confidencesPermille))::smallint[], \(s.deviceOS)::text
                 FROM verdict v, registered
                 RETURNING id, venue_id, started_at, received_at, receipt_status,
                           COALESCE(receipt_reasons, '{}') AS receipt_reasons),

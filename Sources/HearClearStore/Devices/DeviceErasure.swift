@@ -69,12 +69,18 @@ public struct DeviceErasure: Sendable {
                     WHERE device_id = \(key) OR device_sha256 = sha256(convert_to(\(keyedID), 'UTF8'))
                     RETURNING 1),
                 calibration AS (DELETE FROM device_offsets WHERE device_id = \(key) RETURNING 1),
+                -- Its trust (migration 0026), and its place in any campaign the admin sees.
+                trust AS (DELETE FROM device_trust WHERE device_id = \(key) RETURNING 1),
+                campaigns AS (
+                    UPDATE venue_campaigns SET devices = array_remove(devices, \(key))
+                    WHERE devices @> ARRAY[\(key)]::bigint[] RETURNING 1),
                 touched AS (SELECT venue_id FROM per_venue),
                 \(unescaped: AggregationQueue.enqueueing(from: "touched"))
                 SELECT (SELECT count(*) FROM removed), (SELECT count(*) FROM reports),
                        (SELECT count(*) FROM calibration), (SELECT count(*) FROM notified)
                 """, logger: logger)
-            // (Data-modifying CTEs run whether or not the answer reads them: `hours`, `forgotten` and `counted`.)
+            // (Data-modifying CTEs run whether or not the answer reads them: `hours`, `forgotten`,
+            // `counted`, `trust` and `campaigns`.)
             var summary: DeviceErasureSummary?
             for try await (checkins, reports, calibration, venues) in rows.decode((Int, Int, Int, Int).self) {
                 summary = DeviceErasureSummary(

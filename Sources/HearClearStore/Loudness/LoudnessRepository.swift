@@ -15,6 +15,15 @@ public struct LoudnessRepository: Sendable {
     }
 
     /// The venue's cells with their sound character, Monday 0:00 first.
+    /// When the venue's change in force began (`venue_changes`), nil when none is in force.
+    public func changedAt(venueID: Int64) async throws -> Date? {
+        let rows = try await client.query(
+            "SELECT max(changed_at) FROM venue_changes WHERE venue_id = \(venueID) AND status = 'in_force'",
+            logger: logger)
+        for try await changedAt in rows.decode(Date?.self) { return changedAt }
+        return nil
+    }
+
     public func cells(venueID: Int64) async throws -> [StoredCell] {
         let rows = try await client.query(
             """

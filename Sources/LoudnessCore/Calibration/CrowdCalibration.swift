@@ -7,15 +7,18 @@ public struct CrowdObservation: Sendable, Equatable {
     public var device: Int64
     public var model: String
     public var levelDBFS: Double
-    /// Check-in pieces behind the level (≥ 1): its weight.
+    /// Check-in pieces behind the level (≥ 1): its weight, and the evidence it counts as.
     public var checkins: Int
+    /// What each of those pieces weighs (0…1): its device's trust and its recency; 1 by default.
+    public var weight: Double
 
-    public init(cell: Int64, device: Int64, model: String, levelDBFS: Double, checkins: Int) {
+    public init(cell: Int64, device: Int64, model: String, levelDBFS: Double, checkins: Int, weight: Double = 1) {
         self.cell = cell
         self.device = device
         self.model = model
         self.levelDBFS = levelDBFS
         self.checkins = max(1, checkins)
+        self.weight = min(max(weight, 1e-6), 1)
     }
 }
 
@@ -194,7 +197,7 @@ public struct CrowdCalibration: Sendable {
         let m = used.map { modelIndex[$0.model]! }
         let d = used.map { deviceIndex[$0.device]! }
         let y = used.map(\.levelDBFS)
-        let n = used.map { Double($0.checkins) }
+        let n = used.map { Double($0.checkins) * $0.weight }
         var deviceModel = [Int](repeating: 0, count: deviceKeys.count)
         for i in used.indices { deviceModel[d[i]] = m[i] }
 

@@ -137,6 +137,7 @@ enum EngineSubmission {
                     name: venue.name, latitude: venue.latitude, longitude: venue.longitude, timezone: venue.timezone,
                     category: venue.kind.rawValue)),
             deviceID: planned.truth.device, deviceModel: planned.model,
+            deviceOS: planned.os.map { "\($0.name) \($0.version)" },
             location: planned.location.map {
                 .init(latitude: $0.latitude, longitude: $0.longitude, accuracyMetres: 15)
             },

@@ -56,11 +56,27 @@ extension CheckinFastParser.Reader {
                 device.id = try reader.string()
             } else if reader.key(key, is: "model") {
                 device.model = try reader.string()
+            } else if reader.key(key, is: "os") {
+                device.os = try reader.null() ? nil : try reader.operatingSystem()
             } else {
                 try reader.skipValue()
             }
         }
         return device
+    }
+
+    mutating func operatingSystem() throws(GiveUp) -> CheckinRequest.OperatingSystem {
+        var os = CheckinRequest.OperatingSystem()
+        try object { reader, key throws(GiveUp) in
+            if reader.key(key, is: "name") {
+                os.name = try reader.string()
+            } else if reader.key(key, is: "version") {
+                os.version = try reader.string()
+            } else {
+                try reader.skipValue()
+            }
+        }
+        return os
     }
 
     mutating func location() throws(GiveUp) -> CheckinRequest.Location {

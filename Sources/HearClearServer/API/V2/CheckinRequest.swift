@@ -14,6 +14,13 @@ struct CheckinRequest: Decodable, Equatable {
     struct Device: Decodable, Equatable {
         var id: String?
         var model: String?
+        var os: OperatingSystem?
+    }
+
+    /// `device.os`: the phone's operating system, name and version.
+    struct OperatingSystem: Decodable, Equatable {
+        var name: String?
+        var version: String?
     }
 
     struct Location: Decodable, Equatable {

@@ -75,9 +75,11 @@ struct CheckinValidator {
 
         var deviceID: String?
         var deviceModel: String?
+        var deviceOS: String?
         if let d = body.device {
             deviceID = rules.text(d.id, "/device/id", required: true, maxLength: 128)
             deviceModel = rules.text(d.model, "/device/model", required: false, maxLength: 64)
+            if let os = d.os { deviceOS = Self.operatingSystem(os, rules: &rules) }
         } else {
             rules.fail("/device", "is required")
         }
@@ -109,11 +111,39 @@ struct CheckinValidator {
             throw Problem.validation(rules.errors)
         }
         return CheckinSubmission(
-            id: id, venue: venue, deviceID: deviceID, deviceModel: deviceModel, location: location, source: source,
+            id: id, venue: venue, deviceID: deviceID, deviceModel: deviceModel, deviceOS: deviceOS, location: location,
+            source: source,
             startedAt: series.start, offsetsSeconds: series.offsets, utcOffsetsMinutes: series.utcOffsets,
             averageDBFS: series.average, peakDBFS: series.peak, lceqDdB: series.lceq, bandIndexes: series.bandIndexes,
             bandsDdB: series.bands, classes: classes
         )
+    }
+
+    /// `device.os` as stored, `"name version"`; the name a letter then letters, digits, spaces or
+    /// `. _ -` (1–32), the version a letter or digit then letters, digits or `. _ -` (1–32), each
+    /// error naming its field.
+    static func operatingSystem(_ os: CheckinRequest.OperatingSystem, rules: inout FieldRules) -> String? {
+        let name = rules.text(os.name, "/device/os/name", required: true, maxLength: 32)
+        let version = rules.text(os.version, "/device/os/version", required: true, maxLength: 32)
+        var valid = true
+        if let name, !Self.matches(name, first: Self.letters, rest: Self.letters + Self.digits + " ._-") {
+            rules.fail("/device/os/name", "must be a letter then letters, digits, spaces or . _ - (e.g. \"iOS\")")
+            valid = false
+        }
+        if let version, !Self.matches(version, first: Self.letters + Self.digits, rest: Self.letters + Self.digits + "._-") {
+            rules.fail("/device/os/version", "must be letters, digits or . _ - (e.g. \"18.1\"), starting with a letter or digit")
+            valid = false
+        }
+        guard valid, let name, let version else { return nil }
+        return "\(name) \(version)"
+    }
+
+    private static let letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+    private static let digits = "0123456789"
+
+    private static func matches(_ text: String, first: String, rest: String) -> Bool {
+        guard let head = text.first, first.contains(head) else { return false }
+        return text.dropFirst().allSatisfy { rest.contains($0) }
     }
 
     struct Series {

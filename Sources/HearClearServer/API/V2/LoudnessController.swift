@@ -27,7 +27,8 @@ struct LoudnessController {
             }
             return try EncodedAnswer(
                 LoudnessBody(
-                    venue: grid.venue.externalID, timezone: grid.venue.timezone, bands: grid.bands, cells: grid.cells))
+                    venue: grid.venue.externalID, timezone: grid.venue.timezone, changedAt: grid.changedAt,
+                    bands: grid.bands, cells: grid.cells))
         }
     }
 

@@ -40,7 +40,9 @@ struct VenuesController {
                 throw Problem.notFound("no venue with id \(externalID)")
             }
             return try EncodedAnswer(
-                VenueBody(summary.venue, checkins: summary.checkins, level: summary.levelDB, label: summary.label))
+                VenueBody(
+                    summary.venue, checkins: summary.checkins, level: summary.levelDB, label: summary.label,
+                    changedAt: KeepsNull(wrappedValue: summary.changedAt)))
         }
     }
 

@@ -57,9 +57,10 @@ struct LoudnessBody: Encodable {
     var bands: [Band]
     var days: [Day]
 
-    init(venue: String, timezone: String?, bands: Bands, cells: [LoudnessReads.Cell]) {
+    init(venue: String, timezone: String?, changedAt: Date? = nil, bands: Bands, cells: [LoudnessReads.Cell]) {
         self.venue = venue
         self.timezone = timezone
+        self.changedAt = changedAt
         self.bands = bands.bands
         let byDay = Dictionary(grouping: cells, by: \.localHour.weekday)
         days = (1...7).compactMap { weekday in

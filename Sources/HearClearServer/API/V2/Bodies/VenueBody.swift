@@ -18,12 +18,11 @@ struct VenueBody: Encodable {
     @KeepsNull var label: String?
     var createdAt: Date
     var updatedAt: Date
-    /// When a lasting change of the venue's level was detected; null when none is in force.
-    /// Written by `GET /api/v2/venues/{venueId}`, left out of search results (their
-    /// ``write(to:)``).
-    @KeepsNull var changedAt: Date?
+    /// When a lasting change of the venue's level was detected (null when none is in force), for
+    /// `GET /api/v2/venues/{venueId}`; left out (nil) of search results.
+    var changedAt: KeepsNull<Date>?
 
-    init(_ venue: Venue, checkins: Int, level: Double? = nil, label: String? = nil, changedAt: Date? = nil) {
+    init(_ venue: Venue, checkins: Int, level: Double? = nil, label: String? = nil, changedAt: KeepsNull<Date>? = nil) {
         id = venue.externalID
         name = venue.name
         latitude = venue.latitude
