@@ -33,6 +33,8 @@ public struct Engine: Sendable {
     public let reports: VenueReports
     /// The admin's own queries (sessions, audit, its tables, bands).
     public let administration: Administration
+    /// Devices' trust and venues' changes (docs/ARCHITECTURE.md, "Devices that earn trust").
+    public let trust: TrustDirectory
     /// Whether the database is away, shared by this engine's requests, worker and listeners.
     public let outage = DatabaseOutage()
 
@@ -80,6 +82,7 @@ public struct Engine: Sendable {
         reports = VenueReports(
             reports: ReportRepository(client: client, logger: logger), loudness: loudness, deviceKey: deviceKey)
         administration = Administration(client: client, logger: logger)
+        trust = TrustDirectory(repository: TrustRepository(client: client, logger: logger), key: deviceKey)
         // An admin's decision is judged once, at once: nothing to remember.
         decisions = CheckinDecisions(
             overrides: CheckinOverrideRepository(client: client, logger: logger),

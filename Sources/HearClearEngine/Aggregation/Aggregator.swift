@@ -104,6 +104,7 @@ public struct Aggregator: Sendable {
         let neighbours = try await repository.neighbourLevels(venueIDs: venueIDs, on: connection)
         // Read afresh every time: an admin's dismissal writes them without a judgement.
         let changes = try await repository.changes(venueIDs: venueIDs, on: connection)
+        let campaigns = try await repository.campaigns(venueIDs: venueIDs, on: connection)
 
         var results: [AggregationResult] = []
         var states: [AggregationInput] = []
@@ -119,6 +120,7 @@ public struct Aggregator: Sendable {
                     checkins: loaded[venueID] ?? [])
             }
             input.changes = changes[venueID] ?? []
+            input.campaigns = campaigns[venueID] ?? []
             let (result, stored) = Self.judgement(of: input, judge: judge, neighbours: neighbours[venueID] ?? [])
             results.append(result)
             states.append(stored)
@@ -178,8 +180,10 @@ public struct Aggregator: Sendable {
                     validSeconds: 0, levelDBFS: nil, status: judgement.status, reasons: judgement.reasons, hours: [])
             }
         }
+        let ignored = Set(input.campaigns.filter { $0.status == .dismissed }.flatMap(\.devices).map(String.init))
         let judged = judge.judge(
-            prepared.map(\.checkin), neighbours: neighbours, changes: input.changes.map(\.known))
+            prepared.map(\.checkin), neighbours: neighbours, changes: input.changes.map(\.known),
+            ignoringCampaignDevices: ignored)
         var newHours: [AggregationResult.Hour] = []
         var changedHours: [AggregationResult.Hour] = []
         for ((index, venueCheckin), judgement) in zip(prepared, judged.checkins) {
@@ -258,10 +262,21 @@ public struct Aggregator: Sendable {
         let result = AggregationResult(
             venueID: input.venueID, judgements: judgements, newHours: newHours, changedHours: changedHours,
             cells: cellWrite, lastReceivedAt: input.checkins.map(\.receivedAt).max(),
-            changes: storedChanges == input.changes ? nil : storedChanges)
+            changes: storedChanges == input.changes ? nil : storedChanges,
+            campaign: Self.campaignWrite(judged.campaign, venueID: input.venueID, stored: input.campaigns))
         after.storedCells = cells.map(\.asStored)
         after.changes = storedChanges
         return (result, after)
+    }
+
+    /// What to write of the venue's open campaign: the one found when it differs from the open
+    /// one stored, `.some(nil)` to close an open one no longer found, nil to leave it.
+    static func campaignWrite(_ found: Campaign?, venueID: Int64, stored: [StoredCampaign]) -> StoredCampaign?? {
+        let open = stored.first { $0.status == .open }
+        guard let found else { return open == nil ? nil : .some(nil) }
+        let row = StoredCampaign(found, venueID: venueID)
+        if let open, open.sameFinding(as: row) { return nil }
+        return .some(row)
     }
 
     /// The venue's changes as the judgement leaves them, as rows (a known one keeps when it was

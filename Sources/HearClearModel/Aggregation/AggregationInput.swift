@@ -121,16 +121,20 @@ public struct AggregationInput: Sendable, Equatable {
     /// The venue's changes as stored (`venue_changes`): earlier detections, the admin's
     /// dismissals, withdrawals.
     public var changes: [StoredVenueChange]
+    /// The venue's campaigns as stored (`venue_campaigns`) that are open or dismissed: the
+    /// devices of a dismissed one are no suspects again.
+    public var campaigns: [StoredCampaign]
 
     public init(
         venueID: Int64, timezone: String?, checkins: [Checkin],
-        storedCells: [StoredCell]? = nil, changes: [StoredVenueChange] = []
+        storedCells: [StoredCell]? = nil, changes: [StoredVenueChange] = [], campaigns: [StoredCampaign] = []
     ) {
         self.venueID = venueID
         self.timezone = timezone
         self.checkins = checkins
         self.storedCells = storedCells
         self.changes = changes
+        self.campaigns = campaigns
     }
 
     /// The venue with `newer` check-ins read since: each replaces the one with its id (a check-in

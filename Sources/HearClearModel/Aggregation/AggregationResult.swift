@@ -103,10 +103,13 @@ public struct AggregationResult: Sendable, Equatable {
     /// The venue's changes as they are to be stored, when they differ from what is stored (nil:
     /// leave `venue_changes` as it is).
     public var changes: [StoredVenueChange]?
+    /// The venue's open campaign as it is to be stored: `.some(nil)` closes an open one, nil leaves
+    /// `venue_campaigns` as it is.
+    public var campaign: StoredCampaign??
 
     public init(
         venueID: Int64, judgements: [Judgement], newHours: [Hour], changedHours: [Hour], cells: CellWrite,
-        lastReceivedAt: Date? = nil, changes: [StoredVenueChange]? = nil
+        lastReceivedAt: Date? = nil, changes: [StoredVenueChange]? = nil, campaign: StoredCampaign?? = nil
     ) {
         self.venueID = venueID
         self.judgements = judgements
@@ -115,6 +118,7 @@ public struct AggregationResult: Sendable, Equatable {
         self.cells = cells
         self.lastReceivedAt = lastReceivedAt
         self.changes = changes
+        self.campaign = campaign
     }
 }
 

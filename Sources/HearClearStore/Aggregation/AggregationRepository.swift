@@ -199,6 +199,7 @@ public struct AggregationRepository: Sendable {
         try await updateHours(results.flatMap(\.changedHours), on: connection)
         try await writeCells(results, on: connection)
         try await writeChanges(results, on: connection)
+        try await writeCampaigns(results, on: connection)
         return try await touchVenues(results, on: connection)
     }
 

@@ -60,8 +60,13 @@ public struct CellEstimator: Sendable {
     /// MAD and the Huber location; the range is over Kish's effective number of devices, and
     /// confidence counts the devices that weigh at least half the heaviest. With equal weights
     /// this is exactly the unweighted estimate.
+    ///
+    /// `prior`: a prediction of the cell (the venue's profile) weighing as much as a device of that
+    /// weight: where every device weighs little (fresh ids), it keeps them from setting the cell
+    /// alone. It enters the location only.
     public func estimate(
-        kept: [CellCheckin], of checkinCount: Int, pooledScaleDB: Double?, assessments: [CheckinAssessment]
+        kept: [CellCheckin], of checkinCount: Int, pooledScaleDB: Double?, assessments: [CheckinAssessment],
+        prior: (levelDB: Double, weight: Double)? = nil
     ) -> CellEstimate? {
         let devices = Self.weightedDeviceValues(kept)
         let levels = devices.map(\.value)
@@ -77,9 +82,14 @@ public struct CellEstimator: Sendable {
             scale = max(RobustStatistics.madToSigma * mad, scaleFloorDB)
         }
         if let pooledScaleDB { scale = max(scale, pooledScaleDB) }
-        guard
-            let level = HuberEstimator.location(levels, weights: equal ? nil : weights, scale: scale, k: huberK)
-        else { return nil }
+        let level: Double?
+        if let prior, prior.weight > 0 {
+            level = HuberEstimator.location(
+                levels + [prior.levelDB], weights: weights + [prior.weight], scale: scale, k: huberK)
+        } else {
+            level = HuberEstimator.location(levels, weights: equal ? nil : weights, scale: scale, k: huberK)
+        }
+        guard let level else { return nil }
         let effective = equal ? Double(levels.count) : RobustStatistics.effectiveCount(weights)
         let halfWidth = rangeZ * scale / effective.squareRoot()
         let heaviest = weights.max() ?? 0
@@ -161,7 +171,9 @@ public struct CellEstimator: Sendable {
             if end - start == 1 {
                 values.append((device, ordered[start].levelDB, heaviest))
             } else if run.allSatisfy({ $0.weight == heaviest }) {
-                if let median = RobustStatistics.median(run.map(\.levelDB)) { values.append((device, median, heaviest)) }
+                if let median = RobustStatistics.median(run.map(\.levelDB)) {
+                    values.append((device, median, heaviest))
+                }
             } else if let median = RobustStatistics.weightedMedian(run.map { ($0.levelDB, $0.weight) }) {
                 values.append((device, median, heaviest))
             }

@@ -47,6 +47,8 @@ public struct VenueJudge: Sendable {
     public var weighsTrust = true
     /// Whether changes are looked for (off: the venue is judged as one period, as before them).
     public var detectsChanges = true
+    /// Flags coordinated campaigns (docs/ARCHITECTURE.md, "Campaigns"); nil: none is looked for.
+    public var campaignDetector: CampaignDetector? = CampaignDetector()
 
     /// `init()`: the defaults of docs/ARCHITECTURE.md, "Judging a venue".
     public init() {}
@@ -58,6 +60,7 @@ public struct VenueJudge: Sendable {
         judge.recency = RecencyWeight(halfLifeDays: nil)
         judge.weighsTrust = false
         judge.detectsChanges = false
+        judge.campaignDetector = nil
         return judge
     }
 
@@ -81,7 +84,7 @@ public struct VenueJudge: Sendable {
     /// chart).
     public func judge(
         _ checkins: [VenueCheckin], neighbours: [[Double?]] = [], changes known: [KnownVenueChange] = [],
-        evidence: Bool = false
+        evidence: Bool = false, ignoringCampaignDevices: Set<String> = []
     ) -> VenueJudgement {
         let prepared = checkins.map(prepare)
         let weighed = weighing(checkins, prepared: prepared, known: known, evidence: evidence)
@@ -119,10 +122,19 @@ public struct VenueJudge: Sendable {
             first.isEmpty
             ? nil : PooledScale.withinCells(counted.keys.sorted().map { counted[$0]?.map(\.cell) ?? [] })
         var cells: [LocalHour: CellEstimate] = [:]
+        // Where every device of a cell is little trusted (fresh ids), the venue's profile weighs
+        // in for the trust missing.
+        let trusted = counted.mapValues { kept in kept.map { weighed.weights[$0.checkinIndex].trust }.max() ?? 1 }
+        let contexts =
+            first.isEmpty || trusted.values.allSatisfy({ $0 >= 1 })
+            ? [:] : CellContext.forVenue(counted.mapValues { $0.map(\.cell) }, floorDB: estimator.scaleFloorDB)
         for (hour, kept) in counted where !kept.isEmpty {
             // Judged already: estimated from what was kept, with no second outlier test.
+            let prior = contexts[hour].flatMap { context in
+                context.priorDB.map { ($0, context.priorWeight * (1 - (trusted[hour] ?? 1))) }
+            }
             cells[hour] = estimator.estimate(
-                kept: kept.map(\.cell), of: kept.count, pooledScaleDB: keptScale, assessments: [])
+                kept: kept.map(\.cell), of: kept.count, pooledScaleDB: keptScale, assessments: [], prior: prior)
         }
 
         var characters: [LocalHour: CellCharacter] = [:]
@@ -151,6 +163,9 @@ public struct VenueJudge: Sendable {
         }
         var venue = VenueJudgement(
             checkins: judgements, cells: cells, estimates: estimates, characters: characters)
+        venue.campaign = campaign(
+            pieces, counted: counted, cells: cells, checkins: checkins, keptScale: keptScale,
+            ignoring: ignoringCampaignDevices)
         venue.changes = weighed.regime?.changes ?? []
         venue.changeEvidence = weighed.regime?.evidence ?? []
         venue.weights = weighed.weights.indices.map { index in
@@ -161,6 +176,40 @@ public struct VenueJudge: Sendable {
             return weight
         }
         return venue
+    }
+
+    /// The venue's campaign, if any, with how far its check-ins move the cells they are in now
+    /// and would if each weighed as an established phone (``CampaignDetector``).
+    private func campaign(
+        _ pieces: [LocalHour: [Piece]], counted: [LocalHour: [Piece]], cells: [LocalHour: CellEstimate],
+        checkins: [VenueCheckin], keptScale: Double?, ignoring: Set<String>
+    ) -> Campaign? {
+        guard let campaignDetector else { return nil }
+        let all = pieces.flatMap { hour, cellPieces in
+            cellPieces.map { piece in
+                CampaignDetector.Piece(
+                    checkin: piece.cell.checkinID, device: piece.cell.deviceID,
+                    time: checkins[piece.checkinIndex].startedAt, cell: hour, levelDB: piece.cell.levelDB,
+                    standing: checkins[piece.checkinIndex].device)
+            }
+        }
+        guard var found = campaignDetector.campaign(all, cells: cells.mapValues(\.levelDB), ignoring: ignoring)
+        else { return nil }
+        let members = Set(found.checkins)
+        for (hour, cellPieces) in pieces where cellPieces.contains(where: { members.contains($0.cell.checkinID) }) {
+            let kept = (counted[hour] ?? []).map(\.cell).filter { !members.contains($0.checkinID) }
+            let trusted =
+                kept
+                + cellPieces.map(\.cell).filter { members.contains($0.checkinID) }.map {
+                    CellCheckin(checkinID: $0.checkinID, deviceID: $0.deviceID, levelDB: $0.levelDB, weight: 1)
+                }
+            let without = estimator.estimate(kept: kept, of: kept.count, pooledScaleDB: keptScale, assessments: [])
+            let would = estimator.estimate(kept: trusted, of: trusted.count, pooledScaleDB: keptScale, assessments: [])
+            guard let base = without?.levelDB else { continue }
+            found.movesDB = max(found.movesDB, abs((cells[hour]?.levelDB ?? base) - base))
+            found.wouldMoveDB = max(found.wouldMoveDB, abs((would?.levelDB ?? base) - base))
+        }
+        return found
     }
 
     /// Each check-in's weight (trust and recency), and per check-in and hour the shift and weight

@@ -17,6 +17,8 @@ public struct VenueJudgement: Sendable, Equatable {
     public var changeEvidence: [ChangeResidual] = []
     /// What each check-in weighed and why, in input order (empty when the judge was given none).
     public var weights: [CheckinWeight] = []
+    /// A coordinated campaign of new devices at the venue, if the judge found one.
+    public var campaign: Campaign? = nil
 
     /// `init(checkins:cells:estimates:characters:)`: memberwise.
     public init(

@@ -13,7 +13,8 @@ public struct DeviceStanding: Sendable, Equatable {
 
     /// `init(trust:established:firstSeenAt:checksInElsewhere:)`: by default a device as trusted
     /// as any (so a judgement without trust data weighs every device alike).
-    public init(trust: Double = 1, established: Bool = true, firstSeenAt: Double? = nil, checksInElsewhere: Bool = true) {
+    public init(trust: Double = 1, established: Bool = true, firstSeenAt: Double? = nil, checksInElsewhere: Bool = true)
+    {
         self.trust = trust
         self.established = established
         self.firstSeenAt = firstSeenAt
