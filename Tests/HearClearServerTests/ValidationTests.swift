@@ -4,6 +4,7 @@ import HTTPTypes
 import HearClearServerTestSupport
 import HummingbirdTesting
 import NIOCore
+import PostgresNIO
 import Testing
 
 /// Every structural rule of docs/ARCHITECTURE.md, "API v2 rules", on `POST /api/v2/checkins`: the
@@ -116,6 +117,24 @@ struct ValidationTests {
         .changed("a device id of 128 letters with combining accents", "/device/id") { object in
             setNested(&object, "device", "id", String(repeating: "e\u{301}", count: 128))
         },
+        .changed("device.os without its name", "/device/os/name") { object in
+            setNested(&object, "device", "os", ["version": "18.1"])
+        },
+        .changed("device.os without its version", "/device/os/version") { object in
+            setNested(&object, "device", "os", ["name": "iOS"])
+        },
+        .changed("device.os name starting with a digit", "/device/os/name") { object in
+            setNested(&object, "device", "os", ["name": "9OS", "version": "18.1"])
+        },
+        .changed("device.os version with a semicolon", "/device/os/version") { object in
+            setNested(&object, "device", "os", ["name": "iOS", "version": "18.1;DROP"])
+        },
+        .changed("device.os version of 33 characters", "/device/os/version") { object in
+            setNested(&object, "device", "os", ["name": "Android", "version": String(repeating: "1", count: 33)])
+        },
+        .changed("device.os as a string", "/device/os") { object in
+            setNested(&object, "device", "os", "iOS 18.1")
+        },
         Case("a JSON array instead of an object", .unprocessableContent, "") { Fixture.bytes([1, 2, 3]) },
         Case("no Content-Type", .unsupportedMediaType, nil, headers: [:]) { Fixture.bytes(Fixture.checkin()) },
         Case(
@@ -190,6 +209,30 @@ struct ValidationTests {
 
             #expect(response.status == .created, "\(String(buffer: response.body))")
             #expect(try await database.count("checkins") == 1)
+        }
+    }
+
+    @Test(
+        "device.os is stored as its name and version; without it, nothing",
+        arguments: [
+            (["name": "iOS", "version": "18.1"], "iOS 18.1"), (["name": "Android", "version": "15"], "Android 15"),
+            (["name": "HarmonyOS NEXT", "version": "5.0.1-beta"], "HarmonyOS NEXT 5.0.1-beta"),
+        ])
+    func operatingSystemStored(os: [String: String], stored: String) async throws {
+        try await withRouterApp { client, database in
+            var object = Fixture.checkin()
+            Self.setNested(&object, "device", "os", os)
+            let response = try await client.execute(
+                uri: "/api/v2/checkins", method: .post, headers: Fixture.jsonHeaders, body: Fixture.bytes(object))
+            let plain = Fixture.checkin(device: "c0ffee00-9999-2222-3333-444455556666")
+            let without = try await client.execute(
+                uri: "/api/v2/checkins", method: .post, headers: Fixture.jsonHeaders, body: Fixture.bytes(plain))
+
+            #expect(response.status == .created, "\(String(buffer: response.body))")
+            #expect(without.status == .created, "\(String(buffer: without.body))")
+            let rows = try await database.query("SELECT device_os FROM checkins ORDER BY device_os NULLS LAST")
+                .collect()
+            #expect(try rows.map { try $0.decode(String?.self) } == [stored, nil])
         }
     }
 }

@@ -23,10 +23,14 @@ struct CampaignDetectorTests {
     /// check-ins each at `fakeDB` from it on day 10.
     static func venue(fakes: Int, fakeDB: Double) -> [CampaignDetector.Piece] {
         let honest = (0..<10).map { index in
-            piece("h\(index)", device: "phone\(index)", level: -20 + Double(index % 3) - 1, day: Double(index), standing: established)
+            piece(
+                "h\(index)", device: "phone\(index)", level: -20 + Double(index % 3) - 1, day: Double(index),
+                standing: established)
         }
         let faked = (0..<fakes).flatMap { index in
-            (0..<2).map { piece("f\(index)-\($0)", device: "fake\(index)", level: -20 + fakeDB, day: 10, standing: fresh) }
+            (0..<2).map {
+                piece("f\(index)-\($0)", device: "fake\(index)", level: -20 + fakeDB, day: 10, standing: fresh)
+            }
         }
         return honest + faked
     }

@@ -8,7 +8,9 @@ import Testing
 @Suite("Device trust")
 struct DeviceTrustTests {
     static func evidence(_ residuals: [Double], referenceTrust: Double = 1) -> [DeviceTrust.Evidence] {
-        residuals.enumerated().map { DeviceTrust.Evidence(time: Double($0.offset), residualDB: $0.element, referenceTrust: referenceTrust) }
+        residuals.enumerated().map {
+            DeviceTrust.Evidence(time: Double($0.offset), residualDB: $0.element, referenceTrust: referenceTrust)
+        }
     }
 
     @Test func aFreshDeviceStartsAtTheFloor() {
@@ -18,9 +20,11 @@ struct DeviceTrustTests {
         #expect(!standing.established)
     }
 
-    @Test("an honest newcomer grows a fifth of the way with each agreement among trusted phones", arguments: [
-        (1, 0.28), (2, 0.46), (3, 0.64), (4, 0.82), (5, 1.0), (9, 1.0),
-    ])
+    @Test(
+        "an honest newcomer grows a fifth of the way with each agreement among trusted phones",
+        arguments: [
+            (1, 0.28), (2, 0.46), (3, 0.64), (4, 0.82), (5, 1.0), (9, 1.0),
+        ])
     func growth(agreements: Int, expected: Double) {
         // growth = min(1, k / 5): 0.1 + 0.9 · k/5 → 0.28, 0.46, 0.64, 0.82, then full.
         let residuals = (0..<agreements).map { $0.isMultiple(of: 2) ? 2.5 : -3.0 }  // within 6 dB
