@@ -25,9 +25,12 @@ let checkins = (0..<count).map { index -> VenueCheckin in
     let statistics = HourStatistics(
         localHour: hour, leqDBFS: level, l10DBFS: level + 3, l50DBFS: level - 1, l90DBFS: level - 5,
         maxPeakDBFS: level + 15, validSeconds: 120)
-    return VenueCheckin(
+    var checkin = VenueCheckin(
         id: "checkin-\(index)", deviceID: "device-\(index % deviceCount)",
         summary: CleaningSummary(exclusion: nil, validSeconds: 120, levelDBFS: level, hours: [statistics]))
+    // An hour apart, so the change detector and the recency weights see a history as the worker does.
+    checkin.startedAt = 1_790_000_000 + Double(index) * 3_600
+    return checkin
 }
 
 let judge = VenueJudge()
