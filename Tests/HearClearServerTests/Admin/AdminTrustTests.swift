@@ -16,11 +16,9 @@ import Testing
 /// offsets over time, devices' trust.
 @Suite("Admin trust")
 struct AdminTrustTests {
-    /// Devices whose check-ins at the Arms a week before the data set's were 8 dB quieter.
-    static let earlierDevices = [
-        "f0f0f0f0-0000-4000-8000-00000000000f", "f1f1f1f1-0000-4000-8000-00000000001f",
-        "f2f2f2f2-0000-4000-8000-00000000002f",
-    ]
+    /// Devices whose check-ins at the Arms in the days before the data set's were 8 dB quieter:
+    /// 21, as a venue's level before a change is fitted from 20 or more (`VenueProfile`).
+    static let earlierDevices = (0..<21).map { String(format: "f0f0f0f0-0000-4000-8000-%012d", $0) }
 
     static func key(_ device: String, _ database: PostgresClient) async throws -> Int64 {
         try #require(
@@ -34,16 +32,17 @@ struct AdminTrustTests {
                 .decode(Int64.self))
     }
 
-    /// The data set, a week of quieter check-ins before it at the Arms (same weekday and hour), and
+    /// The data set, a week of quieter check-ins before it at the Arms, and
     /// a change in force stored at the start of the data set's check-ins, 8 dB louder.
     static func changedArms(_ client: some TestClientProtocol, _ database: PostgresClient) async throws -> (
         AdminDataSet, [CheckinFixture], Date
     ) {
         let set = try await AdminDataSet.make(client, database)
-        let week = set.a.start.addingTimeInterval(-7 * 86_400)
+        // Three a day over the 7 days before, at the data set's hour and the two before it.
         let earlier = earlierDevices.enumerated().map { index, device in
             CheckinFixture(
-                venue: AdminDataSet.arms, device: device, levelDBFS: -46 + Double(index) * 0.5, start: week)
+                venue: AdminDataSet.arms, device: device, levelDBFS: -46 + Double(index % 3) * 0.5,
+                start: set.a.start.addingTimeInterval(-Double(1 + index / 3) * 86_400 - Double(index % 3) * 3600))
         }
         for checkin in earlier {
             let status = try await checkin.submit(to: client)
@@ -268,7 +267,8 @@ struct AdminTrustTests {
             let (set, earlier, _) = try await Self.changedArms(client, database)
             var browser = try await AdminBrowser.signedIn(client)
 
-            let old = try await browser.get(AdminDataSet.link(earlier[0])).body.string
+            // A week before the latest, at the same hour.
+            let old = try await browser.get(AdminDataSet.link(earlier[18])).body.string
             let recent = try await browser.get(AdminDataSet.link(set.a)).body.string
 
             #expect(old.contains("What it weighed"))
