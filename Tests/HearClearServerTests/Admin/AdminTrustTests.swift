@@ -148,6 +148,17 @@ struct AdminTrustTests {
         }
     }
 
+    @Test("a change's hours are listed when they did not move alike; an empty evidence draws no chart")
+    func hourShifts() {
+        var shifts = [Double](repeating: 0, count: 24)
+        #expect(VenueChangeView.hourShifts(shifts) == nil)
+        #expect(VenueChangeView.hourShifts([Double](repeating: 3, count: 24)) == nil, "uniform: the shift says it")
+        shifts[22] = 6
+        shifts[23] = 6.3
+        #expect(VenueChangeView.hourShifts(shifts) == "22:00 +6.0, 23:00 +6.3")
+        #expect(EvidenceChart(evidence: [], changedAt: nil) == nil)
+    }
+
     // MARK: - Campaigns
 
     /// An open campaign at the Arms of device D (the outlier, louder).
