@@ -11,6 +11,7 @@ struct AdminCheckins: AdminPageRoutes {
     let adminVenues: AdminVenueReads
     let loudness: LoudnessReads
     let decisions: CheckinDecisions
+    let trust: AdminTrustReads
     let audit: AdminAudit
     let renderer: AdminRenderer
     let referenceOffsetDB: Double
@@ -40,13 +41,18 @@ struct AdminCheckins: AdminPageRoutes {
         async let hours = adminVenues.hours(checkinID: id)
         async let modelOffset = loudness.modelOffsetDB(model: checkin.deviceModel)
         async let override = decisions.current(checkinID: id)
+        async let offsets = trust.checkinOffsets(checkinID: id)
         let found = try await venue
+        var rejudgement: VenueRejudgement?
+        if let found { rejudgement = try await trust.rejudge(venueID: found.id) }
+        let weighing = CheckinWeighing.sentences(
+            rejudgement?.checkin(id: id), referenceTrust: rejudgement?.referenceTrust, offsets: try await offsets)
         let page = try await CheckinPage(
             chrome: AdminChrome(session, section: .venues), checkin: checkin, venueName: found?.name,
             hours: hours, override: override, modelOffsetDB: modelOffset, referenceOffsetDB: referenceOffsetDB,
             maxDistanceMetres: maxDistanceMetres,
             notice: request.uri.queryParameters["done"].flatMap { CheckinPage.notice(for: String($0)) },
-            venueTimezone: found?.timezone
+            venueTimezone: found?.timezone, weighing: weighing
         )
         return renderer.page("checkin", page)
     }

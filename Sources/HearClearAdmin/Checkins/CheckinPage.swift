@@ -46,6 +46,9 @@ struct CheckinPage {
     let override: String?
     let facts: [Fact]
     let explanation: [String]
+    /// What it weighed and why, and the offsets in force at its time.
+    let weighing: [String]
+    let hasWeighing: Bool
     let chart: CheckinChart?
     /// The bands and windows of sound character, when the check-in carries LCeq or bands.
     let spectrogram: Spectrogram?
@@ -57,12 +60,14 @@ struct CheckinPage {
     init(
         chrome: AdminChrome, checkin: StoredCheckin, venueName: String?, hours: [AdminCheckinHour],
         override: CheckinOverride?, modelOffsetDB: Double, referenceOffsetDB: Double, maxDistanceMetres: Double,
-        notice: String?, venueTimezone: String? = nil
+        notice: String?, venueTimezone: String? = nil, weighing: [String] = []
     ) {
         let idText = checkin.id.uuidString.lowercased()
         title = "Check-in " + AdminFormat.shortCheckinID(checkin.id)
         self.chrome = chrome
         self.notice = notice
+        self.weighing = weighing
+        hasWeighing = !weighing.isEmpty
         id = idText
         self.venueName = venueName ?? checkin.venueExternalID
         venueLink = "/farmer/venues/\(checkin.venueExternalID)"

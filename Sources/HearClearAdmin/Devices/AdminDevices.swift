@@ -10,6 +10,7 @@ struct AdminDevices: AdminPageRoutes {
 
     let devices: AdminDeviceReads
     let directory: DeviceDirectory
+    let trust: AdminTrustReads
     let audit: AdminAudit
     let renderer: AdminRenderer
 
@@ -25,9 +26,11 @@ struct AdminDevices: AdminPageRoutes {
         let paging = AdminPaging(request, size: Self.pageSize)
         let rows = try await devices.list(excludedOnly: excludedOnly, limit: paging.limit, offset: paging.offset)
         let shown = paging.cut(rows, base: excludedOnly ? "/farmer/devices?excluded=1" : "/farmer/devices")
+        let trusts = try await trust.trust(deviceKeys: shown.rows.map(\.summary.key))
         let notice = request.uri.queryParameters["done"].flatMap { DevicesPage.notice(for: String($0)) }
         let page = DevicesPage(
-            chrome: AdminChrome(session, section: .devices), rows: shown.rows, excludedOnly: excludedOnly,
+            chrome: AdminChrome(session, section: .devices), rows: shown.rows, trust: trusts,
+            excludedOnly: excludedOnly,
             page: paging.page, previous: shown.previous, next: shown.next, notice: notice
         )
         return renderer.page("devices", page)

@@ -13,6 +13,9 @@ struct DevicesPage {
         let checkins: String
         let outlierShare: String
         let bias: String
+        /// Its trust (`device_trust`), the floor without a row.
+        let trust: String
+        let trustFloor: Bool
         let biasBasis: String
         let flagged: Bool
         /// More check-ins in one hour than a person makes.
@@ -36,7 +39,8 @@ struct DevicesPage {
     let notice: String?
 
     init(
-        chrome: AdminChrome, rows: [AdminDeviceRow], excludedOnly: Bool, page: Int, previous: String?, next: String?,
+        chrome: AdminChrome, rows: [AdminDeviceRow], trust: [Int64: Double] = [:], excludedOnly: Bool, page: Int,
+        previous: String?, next: String?,
         notice: String?
     ) {
         self.chrome = chrome
@@ -48,6 +52,8 @@ struct DevicesPage {
                 checkins: AdminFormat.count(report.checkins),
                 outlierShare: AdminFormat.percent(row.outliers, of: report.checkins),
                 bias: bias.biasDB.map { AdminFormat.signed($0) + " dB" } ?? "–",
+                trust: String(format: "%.2f", trust[report.key] ?? DeviceTrust.floor),
+                trustFloor: trust[report.key] == nil,
                 biasBasis: bias.checkinCount == 1 ? "1 shared check-in" : "\(bias.checkinCount) shared check-ins",
                 flagged: bias.isFlagged, overPace: row.isOverHumanPace,
                 busiestHour: "\(row.busiestHourCheckins) in its busiest hour", excluded: report.excluded,

@@ -44,24 +44,27 @@ extension AdminController {
                 venues: admin.venues, directory: engine.venues,
                 details: AdminVenueDetails(
                     venues: admin.venues, reports: admin.reports, directory: engine.venues, loudness: engine.loudness,
-                    referenceOffsetDB: referenceOffsetDB
+                    trust: admin.trust, referenceOffsetDB: referenceOffsetDB
                 ),
                 renderer: renderer
             ),
             AdminCheckins(
                 venues: engine.venues, adminVenues: admin.venues, loudness: engine.loudness,
-                decisions: engine.decisions, audit: admin.audit, renderer: renderer,
+                decisions: engine.decisions, trust: admin.trust, audit: admin.audit, renderer: renderer,
                 referenceOffsetDB: referenceOffsetDB, maxDistanceMetres: engine.configuration.maxDistanceMetres
             ),
             AdminReports(
                 reports: admin.reports, desk: engine.reports, loudness: engine.loudness, audit: admin.audit,
                 renderer: renderer
             ),
-            AdminDevices(devices: admin.devices, directory: engine.devices, audit: admin.audit, renderer: renderer),
+            AdminDevices(
+                devices: admin.devices, directory: engine.devices, trust: admin.trust, audit: admin.audit,
+                renderer: renderer),
             AdminPhoneModels(
-                calibrator: engine.calibrator, audit: admin.audit, renderer: renderer,
+                calibrator: engine.calibrator, trust: admin.trust, audit: admin.audit, renderer: renderer,
                 referenceOffsetDB: referenceOffsetDB
             ),
+            AdminTrust(trust: admin.trust, directory: engine.venues, audit: admin.audit, renderer: renderer),
             AdminBands(
                 bands: admin.bands, audit: admin.audit, renderer: renderer, referenceOffsetDB: referenceOffsetDB),
         ]

@@ -4,7 +4,7 @@ import HearClearModel
 /// and which section is current.
 struct AdminChrome {
     enum Section {
-        case dashboard, venues, reports, devices, models, bands
+        case dashboard, venues, reports, devices, models, bands, changes, campaigns
     }
 
     let csrf: String
@@ -15,6 +15,8 @@ struct AdminChrome {
     let devices: Bool
     let models: Bool
     let bands: Bool
+    let changes: Bool
+    let campaigns: Bool
 
     init(_ session: AdminSession, section: Section) {
         csrf = session.csrfToken
@@ -25,5 +27,7 @@ struct AdminChrome {
         devices = section == .devices
         models = section == .models
         bands = section == .bands
+        changes = section == .changes
+        campaigns = section == .campaigns
     }
 }

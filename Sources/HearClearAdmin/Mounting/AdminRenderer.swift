@@ -20,7 +20,7 @@ struct AdminRenderer: Sendable {
 
     static let requiredTemplates = [
         "layout", "login", "dashboard", "venues", "venue", "checkin", "devices", "models", "bands", "error", "reports",
-        "report-table",
+        "report-table", "changes", "campaigns", "venue-changes",
     ]
 
     /// The page `template` rendered with `object`.

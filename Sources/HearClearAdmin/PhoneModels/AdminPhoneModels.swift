@@ -14,6 +14,7 @@ import NIOPosix
 /// offsets moved, and is written to the audit log with the model as its subject.
 struct AdminPhoneModels: AdminPageRoutes {
     let calibrator: Calibrator
+    let trust: AdminTrustReads
     let audit: AdminAudit
     let renderer: AdminRenderer
     let referenceOffsetDB: Double
@@ -42,8 +43,11 @@ struct AdminPhoneModels: AdminPageRoutes {
         let models: [ModelCalibration]
         if let known { models = known } else { models = try await calibrator.calibrations.models() }
         let reference = referenceID.flatMap { id in models.lazy.flatMap(\.references).first { $0.id == id } }
+        async let histories = trust.modelOffsetHistories()
+        async let steps = trust.deviceSteps(limit: ModelsPage.deviceStepsShown)
         let page = ModelsPage(
-            chrome: AdminChrome(session, section: .models), models: models,
+            chrome: AdminChrome(session, section: .models), models: models, histories: try await histories,
+            deviceSteps: try await steps,
             fit: try await calibrator.calibrations.latestFit(), referenceOffsetDB: referenceOffsetDB, form: form,
             problem: problem, notice: code.flatMap { ModelsPage.notice(for: $0, reference: reference) }
         )

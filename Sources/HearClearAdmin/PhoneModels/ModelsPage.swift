@@ -1,4 +1,5 @@
 import Foundation
+import HearClearEngine
 import HearClearModel
 import LoudnessCore
 
@@ -33,8 +34,38 @@ struct ModelsPage {
         let setAt: String
     }
 
+    /// A model's offset for one OS version.
+    struct OSOffset {
+        let os: String
+        let offset: String
+        let checkins: String
+    }
+
+    /// A model's step: since when its offset in force applies, and the one before.
+    struct Step {
+        let since: String
+        let offset: String
+        let earlier: String
+        let chart: StepChart
+    }
+
+    /// A device whose readings stepped. Its id shortened, never whole.
+    struct DeviceStep {
+        let key: Int64
+        let shortID: String
+        let model: String
+        let step: String
+        let offset: String
+        let earlier: String
+        let since: String
+        let detected: String
+    }
+
     struct Row {
         let model: String
+        let step: Step?
+        let osOffsets: [OSOffset]
+        let hasOSOffsets: Bool
         let devices: String
         let fitted: Bool
         let crowdOffset: String
@@ -60,6 +91,9 @@ struct ModelsPage {
     let fit: Fit?
     let rows: [Row]
     let hasRows: Bool
+    let deviceSteps: [DeviceStep]
+    let hasDeviceSteps: Bool
+    static let deviceStepsShown = 100
     let form: ModelsForm
     let overrideModels: [Option]
     let toneModels: [Option]
@@ -72,7 +106,8 @@ struct ModelsPage {
     let fitAction = "/farmer/models/fit"
 
     init(
-        chrome: AdminChrome, models: [ModelCalibration], fit: StoredCalibrationFit?, referenceOffsetDB: Double,
+        chrome: AdminChrome, models: [ModelCalibration], histories: [String: AdminModelOffsetHistory] = [:],
+        deviceSteps: [AdminDeviceStep] = [], fit: StoredCalibrationFit?, referenceOffsetDB: Double,
         form: ModelsForm, problem: String?, notice: String?
     ) {
         self.chrome = chrome
@@ -85,7 +120,15 @@ struct ModelsPage {
                     "\(Self.plural(fit.changedModels, "model")) and \(Self.plural(fit.changedDevices, "device")) changed offset; \(Self.plural(fit.queuedVenues, "venue")) queued to be judged again"
             )
         }
-        rows = models.map { Self.row($0, referenceOffsetDB: referenceOffsetDB) }
+        rows = models.map { Self.row($0, history: histories[$0.model], referenceOffsetDB: referenceOffsetDB) }
+        self.deviceSteps = deviceSteps.map { step in
+            DeviceStep(
+                key: step.key, shortID: DeviceIdentity.shortened(step.clientID), model: step.model ?? "unknown model",
+                step: AdminFormat.signed(step.stepDB) + " dB", offset: AdminFormat.offset(step.offsetDB),
+                earlier: AdminFormat.offset(step.earlierOffsetDB), since: AdminFormat.minute(step.since),
+                detected: AdminFormat.minute(step.detectedAt))
+        }
+        hasDeviceSteps = !deviceSteps.isEmpty
         hasRows = !models.isEmpty
         self.form = form
         overrideModels = models.map { Option(name: $0.model, selected: $0.model == form.overrideModel) }
@@ -94,7 +137,9 @@ struct ModelsPage {
         self.notice = notice
     }
 
-    static func row(_ model: ModelCalibration, referenceOffsetDB: Double) -> Row {
+    static func row(_ model: ModelCalibration, history: AdminModelOffsetHistory? = nil, referenceOffsetDB: Double)
+        -> Row
+    {
         let crowd = model.crowd
         let fitted = crowd?.status == .fitted
         let crowdOffset: String
@@ -116,8 +161,20 @@ struct ModelsPage {
         }
         let references = model.references.map { reference($0, referenceOffsetDB: referenceOffsetDB) }
         let withdrawn = references.filter { $0.withdrawnAt != nil }
+        let osOffsets = (history?.osOffsets ?? []).map {
+            OSOffset(os: $0.os, offset: AdminFormat.offset($0.offsetDB), checkins: plural($0.checkins, "check-in"))
+        }
+        let step = history.flatMap { history in
+            history.since.map { since in
+                Step(
+                    since: AdminFormat.minute(since), offset: AdminFormat.offset(history.offsetDB),
+                    earlier: AdminFormat.offset(history.earlierOffsetDB),
+                    chart: StepChart(earlierDB: history.earlierOffsetDB, laterDB: history.offsetDB))
+            }
+        }
         return Row(
-            model: model.model, devices: AdminFormat.count(model.devices), fitted: fitted, crowdOffset: crowdOffset,
+            model: model.model, step: step, osOffsets: osOffsets, hasOSOffsets: !osOffsets.isEmpty,
+            devices: AdminFormat.count(model.devices), fitted: fitted, crowdOffset: crowdOffset,
             crowdBasis: crowdBasis, component: crowd?.component, anchored: crowd?.anchored ?? false,
             references: references.filter { $0.withdrawnAt == nil }, withdrawn: withdrawn,
             hasWithdrawn: !withdrawn.isEmpty,
@@ -164,6 +221,27 @@ struct ModelsPage {
 
     static func plural(_ count: Int, _ noun: String) -> String {
         "\(AdminFormat.count(count)) \(noun)\(count == 1 ? "" : "s")"
+    }
+}
+
+/// A model's step as a small inline SVG: the earlier offset, then the one since, on one scale.
+struct StepChart {
+    static let width = 120.0
+    static let height = 36.0
+    let width = Self.width
+    let height = Self.height
+    let points: String
+    let title: String
+
+    init(earlierDB: Double, laterDB: Double) {
+        let low = min(earlierDB, laterDB) - 1
+        let high = max(earlierDB, laterDB) + 1
+        func y(_ value: Double) -> String {
+            String(format: "%.1f", 4 + (high - value) / (high - low) * (Self.height - 8))
+        }
+        let middle = String(format: "%.1f", Self.width / 2)
+        points = "4,\(y(earlierDB)) \(middle),\(y(earlierDB)) \(middle),\(y(laterDB)) \(Self.width - 4),\(y(laterDB))"
+        title = "Offset \(AdminFormat.offset(earlierDB)) before the step, \(AdminFormat.offset(laterDB)) since"
     }
 }
 

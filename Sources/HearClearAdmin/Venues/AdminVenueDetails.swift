@@ -11,6 +11,7 @@ struct AdminVenueDetails: Sendable {
     let reports: AdminReportReads
     let directory: VenueDirectory
     let loudness: LoudnessReads
+    let trust: AdminTrustReads
     let referenceOffsetDB: Double
 
     func page(venue: Venue, chrome: AdminChrome, paging: AdminPaging, notice: String?) async throws -> VenuePage {
@@ -18,6 +19,7 @@ struct AdminVenueDetails: Sendable {
         async let lastCheckin = venues.lastCheckinAt(venueID: venue.id)
         async let rows = venues.checkins(venueID: venue.id, limit: paging.limit, offset: paging.offset)
         async let openReports = reports.open(venueID: venue.id, limit: Self.openReportsShown)
+        async let changes = self.changes(venueID: venue.id, csrf: chrome.csrf)
         let bands = try await loudness.currentBands()
         let cells = try await loudness.cells(venueID: venue.id, bands: bands)
         let shown = paging.cut(try await rows, base: "/farmer/venues/\(venue.externalID)")
@@ -31,7 +33,16 @@ struct AdminVenueDetails: Sendable {
                 AdminReportView(
                     $0, bands: bands, referenceOffsetDB: referenceOffsetDB, back: "/farmer/venues/\(venue.externalID)")
             },
-            notice: notice
+            changes: try await changes, notice: notice
         )
+    }
+
+    /// The venue's changes, and the evidence of the one in force from the venue judged again in
+    /// memory (only when it has changes: the judgement reads every check-in).
+    func changes(venueID: Int64, csrf: String) async throws -> VenueChangesSection? {
+        let rows = try await trust.changes(venueID: venueID)
+        guard !rows.isEmpty else { return nil }
+        let rejudgement = try await trust.rejudge(venueID: venueID)
+        return VenueChangesSection(rows: rows, rejudgement: rejudgement, csrf: csrf)
     }
 }

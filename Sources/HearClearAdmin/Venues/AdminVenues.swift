@@ -44,7 +44,9 @@ struct AdminVenues: AdminPageRoutes {
         let paging = AdminPaging(request, size: Self.checkinPageSize)
         let page = try await details.page(
             venue: venue, chrome: AdminChrome(session, section: .venues), paging: paging,
-            notice: request.uri.queryParameters["done"].flatMap { ReportsPage.notice(for: String($0)) }
+            notice: request.uri.queryParameters["done"].flatMap {
+                ReportsPage.notice(for: String($0)) ?? VenueChangeView.notice(for: String($0))
+            }
         )
         return renderer.page("venue", page)
     }

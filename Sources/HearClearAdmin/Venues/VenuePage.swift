@@ -40,12 +40,14 @@ struct VenuePage {
     /// Its open reports, newest first.
     let reports: [AdminReportView]
     let hasReports: Bool
+    /// Its lasting changes of level and their evidence; nil when it has none.
+    let changes: VenueChangesSection?
     let notice: String?
 
     init(
         chrome: AdminChrome, venue: Venue, checkinCount: Int, lastCheckinAt: Date?, checkins: [AdminVenueCheckinRow],
         referenceOffsetDB: Double, heatMap: HeatMap?, overall: (levelDB: Double, label: String)?, previous: String?,
-        next: String?, reports: [AdminReportView] = [], notice: String? = nil
+        next: String?, reports: [AdminReportView] = [], changes: VenueChangesSection? = nil, notice: String? = nil
     ) {
         title = venue.name
         self.chrome = chrome
@@ -80,6 +82,7 @@ struct VenuePage {
         self.next = next
         self.reports = reports
         hasReports = !reports.isEmpty
+        self.changes = changes
         self.notice = notice
     }
 }

@@ -18,6 +18,7 @@ public struct Administration: Sendable {
     public let reports: AdminReportReads
     public let devices: AdminDeviceReads
     public let bands: BandSettings
+    public let trust: AdminTrustReads
 
     init(client: PostgresClient, logger: Logger) {
         sessions = AdminSessions(repository: AdminSessionRepository(client: client, logger: logger))
@@ -28,6 +29,9 @@ public struct Administration: Sendable {
         reports = AdminReportReads(repository: AdminReportRepository(client: client, logger: logger))
         devices = AdminDeviceReads(repository: AdminDeviceRepository(client: client, logger: logger))
         bands = BandSettings(repository: BandRepository(client: client, logger: logger))
+        trust = AdminTrustReads(
+            repository: AdminTrustRepository(client: client, logger: logger),
+            rejudging: VenueRejudging(client: client, logger: logger))
     }
 }
 
@@ -167,5 +171,51 @@ public struct BandSettings: Sendable {
     public func replace(with bands: [StoredBand]) async throws { try await repository.replace(with: bands) }
     public func cellLevelCounts() async throws -> [(levelDBFS: Double, cells: Int)] {
         try await repository.cellLevelCounts()
+    }
+}
+
+/// Trust as the admin sees and decides it (docs/ARCHITECTURE.md, "Venues that change",
+/// "Campaigns", "Phones that drift", "Devices that earn trust"): venues' changes and their
+/// evidence, campaigns, offsets over time, devices' trust. Every act queues the venues it
+/// concerns, so their judgement follows.
+public struct AdminTrustReads: Sendable {
+    let repository: AdminTrustRepository
+    let rejudging: VenueRejudging
+
+    /// A venue's changes, newest first.
+    public func changes(venueID: Int64) async throws -> [AdminVenueChangeRow] {
+        try await repository.changes(venueID: venueID)
+    }
+    /// The most recently detected changes over all venues.
+    public func recentChanges(limit: Int, offset: Int) async throws -> [AdminVenueChangeRow] {
+        try await repository.recentChanges(limit: limit, offset: offset)
+    }
+    /// Dismisses the venue's change in force `key` and queues the venue; false when there is none.
+    public func dismissChange(venueID: Int64, key: Int64, username: String) async throws -> Bool {
+        try await repository.dismissChange(venueID: venueID, key: key, username: username)
+    }
+    /// Open campaigns first, then decided ones.
+    public func campaigns(limit: Int, offset: Int) async throws -> [AdminCampaignRow] {
+        try await repository.campaigns(limit: limit, offset: offset)
+    }
+    /// Excludes the open campaign's devices (`exclude`) or dismisses it, and queues its venues.
+    public func decideCampaign(id: Int64, exclude: Bool, username: String) async throws -> AdminCampaignDecision {
+        try await repository.decideCampaign(id: id, exclude: exclude, username: username)
+    }
+    public func checkinOffsets(checkinID: UUID) async throws -> AdminCheckinOffsets? {
+        try await repository.checkinOffsets(checkinID: checkinID)
+    }
+    public func modelOffsetHistories() async throws -> [String: AdminModelOffsetHistory] {
+        try await repository.modelOffsetHistories()
+    }
+    public func deviceSteps(limit: Int) async throws -> [AdminDeviceStep] {
+        try await repository.deviceSteps(limit: limit)
+    }
+    public func trust(deviceKeys: [Int64]) async throws -> [Int64: Double] {
+        try await repository.trust(deviceKeys: deviceKeys)
+    }
+    /// The venue judged again in memory, with its change's evidence and its check-ins' weights.
+    public func rejudge(venueID: Int64) async throws -> VenueRejudgement? {
+        try await rejudging.rejudge(venueID: venueID)
     }
 }

@@ -151,10 +151,17 @@ extension AggregationRepository {
 
 extension StoredCampaign {
     /// The columns ``init(reading:)`` reads, of `venue_campaigns`.
-    static let columns = """
-        id, venue_id, direction, devices, checkins, deviation_db::float8, moves_db::float8, would_move_db::float8,
-        status, detected_at, updated_at, decided_at, decided_by
-        """
+    static let columns = prefixedColumns(nil)
+
+    /// ``columns`` of the table under `alias`.
+    static func prefixedColumns(_ alias: String?) -> String {
+        let p = alias.map { "\($0)." } ?? ""
+        return """
+            \(p)id, \(p)venue_id, \(p)direction, \(p)devices, \(p)checkins, \(p)deviation_db::float8,
+            \(p)moves_db::float8, \(p)would_move_db::float8, \(p)status, \(p)detected_at, \(p)updated_at,
+            \(p)decided_at, \(p)decided_by
+            """
+    }
 
     init(reading columns: inout ColumnReader) throws {
         let id: Int64 = try columns.next()

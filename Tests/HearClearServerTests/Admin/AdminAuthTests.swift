@@ -15,11 +15,13 @@ struct AdminAuthTests {
     static let pages = [
         "/farmer/dashboard", "/farmer/venues", "/farmer/venues?q=arms", "/farmer/venues/arms",
         "/farmer/checkins/\(checkinID)", "/farmer/devices", "/farmer/bands", "/farmer/nothing-here",
+        "/farmer/changes", "/farmer/campaigns",
     ]
     static let actions = [
         "/farmer/logout", "/farmer/bands", "/farmer/bands/preview", "/farmer/devices/1/exclude",
         "/farmer/devices/1/include", "/farmer/checkins/\(checkinID)/include",
         "/farmer/checkins/\(checkinID)/exclude", "/farmer/checkins/\(checkinID)/clear",
+        "/farmer/campaigns/1/exclude", "/farmer/campaigns/1/dismiss", "/farmer/venues/arms/changes/1/dismiss",
     ]
 
     @Test("every page and action without a session redirects to the login form")

@@ -16,7 +16,8 @@ struct AdminSafetyTests {
         var paths = [
             "/farmer/dashboard", "/farmer/venues", "/farmer/venues?q=script", "/farmer/venues/arms",
             "/farmer/venues/xss",
-            "/farmer/devices", "/farmer/devices?excluded=1", "/farmer/bands",
+            "/farmer/devices", "/farmer/devices?excluded=1", "/farmer/bands", "/farmer/changes", "/farmer/campaigns",
+            "/farmer/models",
         ]
         paths +=
             [set.a, set.b, set.c, set.outlier, set.xssCheckin].map(AdminDataSet.link) + [AdminDataSet.link(set.stuck)]
