@@ -26,7 +26,8 @@ extension AggregationRepository {
     }
 
     /// Stores the changes of the results that carry them: every row of such a venue is upserted
-    /// (a dismissal stays a dismissal; when it was first detected stays), and its rows the
+    /// (a dismissal stays a dismissal; when it was first detected stays; a dismissed or withdrawn
+    /// change keeps its last hours and count), and its rows the
     /// judgement no longer holds are deleted.
     func writeChanges(_ results: [AggregationResult], on connection: PostgresConnection) async throws {
         let written = results.compactMap { result in result.changes.map { (result.venueID, $0) } }
@@ -58,8 +59,13 @@ extension AggregationRepository {
               AS c(venue_id, changed_at, detected_at, status, shift, shifts, since)
             ON CONFLICT (venue_id, changed_at) DO UPDATE SET
                 status = CASE WHEN venue_changes.status = 'dismissed' THEN 'dismissed' ELSE EXCLUDED.status END,
-                shift_db = EXCLUDED.shift_db, shifts_db = EXCLUDED.shifts_db,
-                checkins_since = EXCLUDED.checkins_since, updated_at = now()
+                shift_db = EXCLUDED.shift_db,
+                -- A change no longer in force keeps what it last showed (the judge measures only
+                -- changes in force).
+                shifts_db = CASE WHEN EXCLUDED.status = 'in_force' THEN EXCLUDED.shifts_db ELSE venue_changes.shifts_db END,
+                checkins_since = CASE WHEN EXCLUDED.status = 'in_force' THEN EXCLUDED.checkins_since
+                                      ELSE venue_changes.checkins_since END,
+                updated_at = now()
             """,
             logger: logger)
     }

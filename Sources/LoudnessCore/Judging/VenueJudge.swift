@@ -172,7 +172,8 @@ public struct VenueJudge: Sendable {
             var weight = weighed.weights[index]
             let factors = weighed.factors[index].values
             weight.change = factors.min() ?? 1
-            weight.shiftDB = weighed.shifts[index].values.first { $0 != 0 } ?? 0
+            // Its first hour's shift (a check-in rarely spans hours that moved differently).
+            weight.shiftDB = weighed.shifts[index].sorted { $0.key.cellIndex < $1.key.cellIndex }.first { $0.value != 0 }?.value ?? 0
             return weight
         }
         return venue

@@ -11,7 +11,8 @@ public struct CheckinWeight: Sendable, Equatable {
     public var recency: Double
     /// ``VenueChangeDetector/broughtForwardWeight`` for each change since in its hour, else 1.
     public var change: Double
-    /// The shift added to its level for the changes since (dB; 0 when none).
+    /// The shift added to its level for the changes since, in its first hour that moved (dB; 0
+    /// when none).
     public var shiftDB: Double
 
     /// `init(trust:recency:change:shiftDB:)`: memberwise.
