@@ -50,3 +50,94 @@ struct VenueJudgeTrustTests {
         #expect(judged.campaign == nil)
     }
 }
+
+/// Fresh ids cannot vouch for each other, nor outvote an established phone, in the crowd fit's
+/// trust (docs/ARCHITECTURE.md, "Devices that earn trust").
+@Suite("Crowd fit: trust against Sybils")
+struct CrowdFitTrustTests {
+    @Test func freshIdsCannotTurnEstablishedPhonesNorAgreeBesideThem() throws {
+        // One venue, 30 evenings (a cell each). Each evening: established phones 1 and 2 at the
+        // true level −30 dBFS, and twelve fresh ids all 12 dB quieter, agreeing with each other:
+        // 1.2 of trust together, more than either phone.
+        var pieces: [CrowdPiece] = []
+        for evening in 0..<30 {
+            let cell = LocalHour(weekday: evening % 7 + 1, hour: evening / 7 + 12)
+            let time = 1_790_000_000 + Double(evening) * 86_400
+            pieces.append(CrowdPiece(venue: 1, cell: cell, device: 1, model: "A", time: time, levelDBFS: -30))
+            pieces.append(CrowdPiece(venue: 1, cell: cell, device: 2, model: "A", time: time, levelDBFS: -30.5))
+            for fake in 0..<12 {
+                pieces.append(
+                    CrowdPiece(
+                        venue: 1, cell: cell, device: Int64(100 + evening * 12 + fake), model: "A", time: time + 60,
+                        levelDBFS: -42 + Double(fake) * 0.1))
+            }
+        }
+        let result = CrowdFitOverTime().fit(pieces, trust: [1: 1, 2: 1])
+        let standings = Dictionary(uniqueKeysWithValues: result.devices.map { ($0.device, $0.standing) })
+        // Each phone's reference is the other phone (trust 1 ≥ half of 1), not the fakes' median.
+        for phone: Int64 in [1, 2] {
+            let standing = try #require(standings[phone])
+            #expect(standing.trust == 1)
+            #expect(standing.recentDisagreements == 0)
+        }
+        // Each fake's reference is the phones: 12 dB off, it disagrees and earns nothing.
+        let fakes = standings.filter { $0.key >= 100 }.map(\.value)
+        #expect(fakes.count == 360)
+        #expect(fakes.allSatisfy { $0.trust == DeviceTrust.floor })
+    }
+
+    @Test func aNewCityBootstrapsItsTrust() throws {
+        // No device trusted yet: five phones that meet on 10 evenings and agree. Each one's
+        // reference is the four others, 0.1 each: ρ = 0.4 an evening, 10 evenings: Σρ = 4,
+        // growth 4/5 → 0.1 + 0.9 · 0.8 = 0.82.
+        var pieces: [CrowdPiece] = []
+        for evening in 0..<10 {
+            let cell = LocalHour(weekday: evening % 7 + 1, hour: 20 + evening / 7)
+            for device in 1...5 {
+                pieces.append(
+                    CrowdPiece(
+                        venue: 1, cell: cell, device: Int64(device), model: "A",
+                        time: 1_790_000_000 + Double(evening) * 86_400, levelDBFS: -30 + Double(device) * 0.3))
+            }
+        }
+        let result = CrowdFitOverTime().fit(pieces)
+        for device in result.devices { #expect(abs(device.standing.trust - 0.82) < 1e-9) }
+        #expect(result.devices.count == 5)
+    }
+}
+
+/// An open campaign's check-ins are held out of the cells until an admin dismisses it.
+@Suite("Venue judge: campaigns held out")
+struct CampaignQuarantineTests {
+    private let mondayNine = LocalHour(weekday: 1, hour: 21)
+
+    private func venue() throws -> [VenueCheckin] {
+        let spread: [Double] = [0, 2, -2, 1, -1, 3, -3, 0.5, -0.5, 2.5, -2.5, 1.5, -1.5, 0]
+        var checkins = try spread.enumerated().map { index, delta in
+            var checkin = try VenueCheckinFactory.checkin("h\(index)", device: "phone\(index)", levelDBFS: -40 + delta)
+            checkin.device = DeviceStanding(trust: 1, established: true, checksInElsewhere: true)
+            return checkin
+        }
+        for index in 0..<6 {
+            var checkin = try VenueCheckinFactory.checkin("f\(index)", device: "fake\(index)", levelDBFS: -52)
+            checkin.device = DeviceStanding(trust: DeviceTrust.floor, established: false, checksInElsewhere: false)
+            checkins.append(checkin)
+        }
+        return checkins
+    }
+
+    @Test func whileOpenItsCheckinsCountInNoCellAndOnceDismissedTheyDo() throws {
+        let checkins = try venue()
+        let honest = try #require(VenueJudge().judge(Array(checkins.prefix(14))).cells[mondayNine])
+        let open = VenueJudge().judge(checkins)
+        let held = try #require(open.cells[mondayNine])
+        #expect(open.campaign != nil)
+        #expect(held.levelDB == honest.levelDB, "held out: the cell of the honest phones alone")
+        #expect(held.includedCheckinCount == 14)
+        let dismissed = VenueJudge().judge(checkins, ignoringCampaignDevices: Set((0..<6).map { "fake\($0)" }))
+        let counted = try #require(dismissed.cells[mondayNine])
+        #expect(dismissed.campaign == nil)
+        #expect(counted.includedCheckinCount == 20)
+        #expect(counted.levelDB < honest.levelDB, "they count, at their trust")
+    }
+}

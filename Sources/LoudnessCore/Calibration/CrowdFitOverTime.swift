@@ -14,7 +14,7 @@ import Foundation
 ///    over the microphone); so is each group's (its devices' own taken off: an update the phones
 ///    did not report). A device or group with a step is two in the second fit, before and after.
 /// 3. **Trust.** Each device's pieces, in time order, against the others' level in their cell
-///    (the fit's cell level without the device), weighed by the trust the others had: its
+///    (the most trusted others', corrected by the fit), weighed by their trust: its
 ///    ``DeviceTrust`` standing. A device's deviation is its own effect; a stepped device agrees
 ///    again once its offset after the step is fitted.
 public struct CrowdFitOverTime: Sendable {
@@ -233,17 +233,23 @@ public struct CrowdFitOverTime: Sendable {
                 let device = pieces[index].device
                 let others = members.filter { pieces[$0].device != device }
                 guard !others.isEmpty else { continue }
-                // The others' level: their trust-weighted median, one value a device.
+                // The others' level: the trust-weighted median (one value a device) of those at
+                // least half as trusted as the most trusted of them, weighing their trust summed.
+                // So fresh ids cannot outvote an established phone into disagreeing, nor agree
+                // with each other where one is present; where none is (a new city), fresh ids
+                // that agree earn trust together, 0.1 each.
                 var byDevice: [Int64: [Double]] = [:]
                 for other in others { byDevice[pieces[other].device, default: []].append(corrected[other]) }
                 let values = byDevice.compactMap { key, levels in
                     RobustStatistics.median(levels).map { ($0, max(previous[key] ?? DeviceTrust.floor, DeviceTrust.floor)) }
                 }
-                guard let level = RobustStatistics.weightedMedian(values) else { continue }
+                guard let most = values.map(\.1).max() else { continue }
+                let reference = values.filter { $0.1 >= most / 2 }
+                guard let level = RobustStatistics.weightedMedian(reference) else { continue }
                 evidence[device, default: []].append(
                     DeviceTrust.Evidence(
                         time: pieces[index].time, residualDB: corrected[index] - level,
-                        referenceTrust: values.reduce(0) { $0 + $1.1 }))
+                        referenceTrust: reference.reduce(0) { $0 + $1.1 }))
             }
         }
         return evidence.mapValues(trust.standing)

@@ -49,6 +49,9 @@ public struct VenueJudge: Sendable {
     public var detectsChanges = true
     /// Flags coordinated campaigns (docs/ARCHITECTURE.md, "Campaigns"); nil: none is looked for.
     public var campaignDetector: CampaignDetector? = CampaignDetector()
+    /// Whether an open campaign's check-ins are held out of the cells (docs/ARCHITECTURE.md,
+    /// "Campaigns"): they count again once an admin dismisses it.
+    public var quarantinesCampaigns = true
 
     /// `init()`: the defaults of docs/ARCHITECTURE.md, "Judging a venue".
     public init() {}
@@ -117,7 +120,7 @@ public struct VenueJudge: Sendable {
         }
         let (outliers, zScores, flagged) = (verdict.outliers, verdict.zScores, verdict.flagged)
 
-        let counted = pieces.mapValues { $0.filter { !outliers.contains($0.checkinIndex) } }
+        var counted = pieces.mapValues { $0.filter { !outliers.contains($0.checkinIndex) } }
         let keptScale =
             first.isEmpty
             ? nil : PooledScale.withinCells(counted.keys.sorted().map { counted[$0]?.map(\.cell) ?? [] })
@@ -128,13 +131,27 @@ public struct VenueJudge: Sendable {
         let contexts =
             first.isEmpty || trusted.values.allSatisfy({ $0 >= 1 })
             ? [:] : CellContext.forVenue(counted.mapValues { $0.map(\.cell) }, floorDB: estimator.scaleFloorDB)
-        for (hour, kept) in counted where !kept.isEmpty {
+        func estimate(_ hour: LocalHour, _ kept: [Piece]) -> CellEstimate? {
             // Judged already: estimated from what was kept, with no second outlier test.
             let prior = contexts[hour].flatMap { context in
                 context.priorDB.map { ($0, context.priorWeight * (1 - (trusted[hour] ?? 1))) }
             }
-            cells[hour] = estimator.estimate(
+            return estimator.estimate(
                 kept: kept.map(\.cell), of: kept.count, pooledScaleDB: keptScale, assessments: [], prior: prior)
+        }
+        for (hour, kept) in counted where !kept.isEmpty { cells[hour] = estimate(hour, kept) }
+        // An open campaign's check-ins are held out of the cells until an admin dismisses it (its
+        // moves are measured first, with the weights its devices have).
+        let found = campaign(
+            pieces, counted: counted, cells: cells, checkins: checkins, keptScale: keptScale,
+            ignoring: ignoringCampaignDevices)
+        if let found, quarantinesCampaigns {
+            let members = Set(found.checkins)
+            for (hour, kept) in counted where kept.contains(where: { members.contains($0.cell.checkinID) }) {
+                let rest = kept.filter { !members.contains($0.cell.checkinID) }
+                counted[hour] = rest.isEmpty ? nil : rest
+                cells[hour] = rest.isEmpty ? nil : estimate(hour, rest)
+            }
         }
 
         var characters: [LocalHour: CellCharacter] = [:]
@@ -163,9 +180,7 @@ public struct VenueJudge: Sendable {
         }
         var venue = VenueJudgement(
             checkins: judgements, cells: cells, estimates: estimates, characters: characters)
-        venue.campaign = campaign(
-            pieces, counted: counted, cells: cells, checkins: checkins, keptScale: keptScale,
-            ignoring: ignoringCampaignDevices)
+        venue.campaign = found
         venue.changes = weighed.regime?.changes ?? []
         venue.changeEvidence = weighed.regime?.evidence ?? []
         venue.weights = weighed.weights.indices.map { index in

@@ -3,9 +3,11 @@
 /// burst of fresh ids cannot move a venue, and fakes that agree only with each other earn nothing.
 ///
 /// Each of its co-located check-ins (in time order) is compared with the level the other devices
-/// of its cell give (the crowd calibration's cell level without it, offsets applied), weighing
-/// `ρ`, the trust of those others (summed, at most 1). It *agrees* when it lies within
-/// ``toleranceDB`` of it.
+/// of its cell give (offsets applied: the trust-weighted median of those at least half as
+/// trusted as the most trusted of them), weighing `ρ`, their trust summed (at most 1). It
+/// *agrees* when it lies within ``toleranceDB`` of it. Twelve fresh ids beside an established
+/// phone are no reference (its level is the phone's), so they cannot turn it; among themselves,
+/// where no trusted phone is, fresh ids earn a tenth each.
 ///
 /// * **Growth**: `min(1, Σ ρ over agreements / agreementsForFull)`: full after
 ///   ``agreementsForFull`` (5) agreeing check-ins among trusted devices. A fresh id starts at the
@@ -41,7 +43,7 @@ public struct DeviceTrust: Sendable, Equatable {
         public var time: Double
         /// Its level less the others' level in its cell, dB.
         public var residualDB: Double
-        /// The trust of the other devices of its cell, summed.
+        /// The trust of the other devices of its cell it is compared with, summed.
         public var referenceTrust: Double
 
         public init(time: Double, residualDB: Double, referenceTrust: Double) {
