@@ -21,24 +21,24 @@ struct DeviceTrustTests {
     }
 
     @Test(
-        "an honest newcomer grows a fifth of the way with each agreement among trusted phones",
+        "an honest newcomer grows a quarter of the way with each agreement among trusted phones",
         arguments: [
-            (1, 0.28), (2, 0.46), (3, 0.64), (4, 0.82), (5, 1.0), (9, 1.0),
+            (1, 0.325), (2, 0.55), (3, 0.775), (4, 1.0), (5, 1.0), (9, 1.0),
         ])
     func growth(agreements: Int, expected: Double) {
-        // growth = min(1, k / 5): 0.1 + 0.9 · k/5 → 0.28, 0.46, 0.64, 0.82, then full.
+        // growth = min(1, k / 4): 0.1 + 0.9 · k/4 → 0.325, 0.55, 0.775, then full.
         let residuals = (0..<agreements).map { $0.isMultiple(of: 2) ? 2.5 : -3.0 }  // within 6 dB
         let standing = DeviceTrust().standing(Self.evidence(residuals))
         #expect(abs(standing.trust - expected) < 1e-9)
-        #expect(standing.established == (agreements >= 5))
+        #expect(standing.established == (agreements >= 4))
         #expect(standing.recentDisagreements == 0)
     }
 
     @Test func agreeingWithHalfTrustedPhonesEarnsHalf() {
-        // ρ = 0.5 for five agreements: Σρ = 2.5, growth 0.5 → 0.1 + 0.45 = 0.55.
-        let standing = DeviceTrust().standing(Self.evidence([0, 1, -1, 0.5, 0], referenceTrust: 0.5))
+        // ρ = 0.5 for four agreements: Σρ = 2, growth 0.5 → 0.1 + 0.45 = 0.55.
+        let standing = DeviceTrust().standing(Self.evidence([0, 1, -1, 0.5], referenceTrust: 0.5))
         #expect(abs(standing.trust - 0.55) < 1e-9)
-        #expect(abs(standing.agreements - 2.5) < 1e-9)
+        #expect(abs(standing.agreements - 2) < 1e-9)
     }
 
     @Test func fakesThatAgreeOnlyWithEachOtherEarnNothing() {

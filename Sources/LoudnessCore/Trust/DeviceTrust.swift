@@ -10,7 +10,8 @@
 /// where no trusted phone is, fresh ids earn a tenth each.
 ///
 /// * **Growth**: `min(1, Σ ρ over agreements / agreementsForFull)`: full after
-///   ``agreementsForFull`` (5) agreeing check-ins among trusted devices. A fresh id starts at the
+///   ``agreementsForFull`` (4) agreeing check-ins among trusted devices, so an honest newcomer
+///   whose five check-ins met the crowd weighs in full even if one of them missed. A fresh id starts at the
 ///   ``floor`` (0.1): it counts, a tenth as much as an established phone.
 /// * **Loss**: over its latest ``recentWindow`` (10) co-located check-ins, the share that disagreed
 ///   (`Σ ρ·disagreed / (Σ ρ + 2)`, two agreeing pseudo-check-ins so one honest miss among a few is
@@ -23,7 +24,7 @@ public struct DeviceTrust: Sendable, Equatable {
     /// A fresh device's trust: what it weighs before it has agreed with anyone.
     public static let floor = 0.1
     /// Agreeing check-ins (among trusted devices) for full trust.
-    public var agreementsForFull = 5.0
+    public var agreementsForFull = 4.0
     /// Within this of the others' level, a check-in agrees, dB: the device flag's 6 dB, twice the
     /// sound pressure, beyond what phones, places in a room and evenings make.
     public var toleranceDB = 6.0
