@@ -140,4 +140,35 @@ struct CampaignQuarantineTests {
         #expect(counted.includedCheckinCount == 20)
         #expect(counted.levelDB < honest.levelDB, "they count, at their trust")
     }
+
+    @Test func fakesAloneInACellAreMeasuredAgainstTheEstablishedPhonesProfile() throws {
+        // Established phones on Monday–Wednesday 21:00–23:00 at −40 dBFS (±1), four a cell, except
+        // Monday 23:00, which only five fresh ids fill, 12 dB quieter: the outlier test empties
+        // the cell against the profile, and the campaign is found against the established
+        // phones' profile (−40 there), not against a cell it does not have.
+        var checkins: [VenueCheckin] = []
+        for day in 0..<3 {
+            for hour in 0..<3 where !(day == 0 && hour == 2) {
+                for phone in 0..<4 {
+                    var checkin = try VenueCheckinFactory.checkin(
+                        "h\(day)\(hour)\(phone)", device: "phone\(phone)", levelDBFS: -40 + Double(phone % 3) - 1,
+                        start: VenueCheckinFactory.mondayNine.addingTimeInterval(Double(day * 86_400 + hour * 3_600)))
+                    checkin.device = DeviceStanding(trust: 1, established: true, checksInElsewhere: true)
+                    checkins.append(checkin)
+                }
+            }
+        }
+        for fake in 0..<5 {
+            var checkin = try VenueCheckinFactory.checkin(
+                "f\(fake)", device: "fake\(fake)", levelDBFS: -52 + Double(fake % 2),
+                start: VenueCheckinFactory.mondayNine.addingTimeInterval(2 * 3_600))
+            checkin.device = DeviceStanding(trust: DeviceTrust.floor, established: false, checksInElsewhere: false)
+            checkins.append(checkin)
+        }
+        let judged = VenueJudge().judge(checkins)
+        let campaign = try #require(judged.campaign)
+        #expect(campaign.devices.count == 5)
+        #expect(campaign.direction == .quieter)
+        #expect(judged.cells[LocalHour(weekday: 1, hour: 23)] == nil, "no check-in left in the cell")
+    }
 }

@@ -113,7 +113,9 @@ public struct CrowdFitOverTime: Sendable {
         _ pieces: [CrowdPiece], weights: [Double], group: [String], device: (Int) -> Int64
     ) -> [CrowdObservation] {
         var byKey: [Int64: [Int64: [Int]]] = [:]
-        for index in pieces.indices { byKey[pieces[index].cellKey, default: [:]][device(index), default: []].append(index) }
+        for index in pieces.indices {
+            byKey[pieces[index].cellKey, default: [:]][device(index), default: []].append(index)
+        }
         var observations: [CrowdObservation] = []
         for (cell, devices) in byKey.sorted(by: { $0.key < $1.key }) {
             for (key, members) in devices.sorted(by: { $0.key < $1.key }) {
@@ -155,7 +157,9 @@ public struct CrowdFitOverTime: Sendable {
     static func anchors(_ anchors: [String: Double], groups: [String], pieces: [CrowdPiece]) -> [String: Double] {
         guard !anchors.isEmpty else { return [:] }
         var counts: [String: Int] = [:]
-        for (index, group) in groups.enumerated() where anchors[pieces[index].model] != nil { counts[group, default: 0] += 1 }
+        for (index, group) in groups.enumerated() where anchors[pieces[index].model] != nil {
+            counts[group, default: 0] += 1
+        }
         var result: [String: Double] = [:]
         for (model, offset) in anchors {
             let best = counts.filter { split($0.key.replacingOccurrences(of: "\u{1E}", with: "")).model == model }
@@ -241,7 +245,9 @@ public struct CrowdFitOverTime: Sendable {
                 var byDevice: [Int64: [Double]] = [:]
                 for other in others { byDevice[pieces[other].device, default: []].append(corrected[other]) }
                 let values = byDevice.compactMap { key, levels in
-                    RobustStatistics.median(levels).map { ($0, max(previous[key] ?? DeviceTrust.floor, DeviceTrust.floor)) }
+                    RobustStatistics.median(levels).map {
+                        ($0, max(previous[key] ?? DeviceTrust.floor, DeviceTrust.floor))
+                    }
                 }
                 guard let most = values.map(\.1).max() else { continue }
                 let reference = values.filter { $0.1 >= most / 2 }
@@ -269,7 +275,8 @@ public struct CrowdFitOverTime: Sendable {
             var fit = current
             fit.model = model
             return Group(
-                model: model, os: os, fit: fit, earlierOffsetDB: step != nil ? byName[name]?.offsetDB ?? 0 : fit.offsetDB,
+                model: model, os: os, fit: fit,
+                earlierOffsetDB: step != nil ? byName[name]?.offsetDB ?? 0 : fit.offsetDB,
                 since: after != nil ? step!.at : -.infinity, step: after != nil ? step : nil)
         }
     }
@@ -292,7 +299,8 @@ public struct CrowdFitOverTime: Sendable {
                 device: device, model: model[device] ?? "", offsetDB: after, earlierOffsetDB: before,
                 since: step?.at ?? -.infinity, step: step,
                 standing: standings[device]
-                    ?? DeviceTrust.Standing(trust: DeviceTrust.floor, agreements: 0, recentDisagreements: 0, checkins: 0),
+                    ?? DeviceTrust.Standing(
+                        trust: DeviceTrust.floor, agreements: 0, recentDisagreements: 0, checkins: 0),
                 venues: venues[device]?.count ?? 0)
         }
     }

@@ -188,7 +188,8 @@ public struct VenueJudge: Sendable {
             let factors = weighed.factors[index].values
             weight.change = factors.min() ?? 1
             // Its first hour's shift (a check-in rarely spans hours that moved differently).
-            weight.shiftDB = weighed.shifts[index].sorted { $0.key.cellIndex < $1.key.cellIndex }.first { $0.value != 0 }?.value ?? 0
+            weight.shiftDB =
+                weighed.shifts[index].sorted { $0.key.cellIndex < $1.key.cellIndex }.first { $0.value != 0 }?.value ?? 0
             return weight
         }
         return venue
@@ -209,8 +210,11 @@ public struct VenueJudge: Sendable {
                     standing: checkins[piece.checkinIndex].device)
             }
         }
-        guard var found = campaignDetector.campaign(all, cells: cells.mapValues(\.levelDB), ignoring: ignoring)
-        else { return nil }
+        // Only a venue with a device that could be a suspect needs the reference.
+        guard all.contains(where: { !$0.standing.established && !$0.standing.checksInElsewhere }) else { return nil }
+        let reference = campaignReference(
+            hours: Array(pieces.keys), counted: counted, cells: cells, checkins: checkins, keptScale: keptScale)
+        guard var found = campaignDetector.campaign(all, cells: reference, ignoring: ignoring) else { return nil }
         let members = Set(found.checkins)
         for (hour, cellPieces) in pieces where cellPieces.contains(where: { members.contains($0.cell.checkinID) }) {
             let kept = (counted[hour] ?? []).map(\.cell).filter { !members.contains($0.checkinID) }
@@ -226,6 +230,32 @@ public struct VenueJudge: Sendable {
             found.wouldMoveDB = max(found.wouldMoveDB, abs((would?.levelDB ?? base) - base))
         }
         return found
+    }
+
+    /// The levels a campaign is measured against, at each of `hours`: the cell from its established
+    /// devices' check-ins alone, else the profile of the venue's established devices, else the cell
+    /// as judged. (The cells as judged follow fakes where they are most of a cell, and a fake
+    /// there would look honest; a cell the outlier test emptied has none.)
+    private func campaignReference(
+        hours: [LocalHour], counted: [LocalHour: [Piece]], cells: [LocalHour: CellEstimate], checkins: [VenueCheckin],
+        keptScale: Double?
+    ) -> [LocalHour: Double] {
+        var reference = cells.mapValues(\.levelDB)
+        let established = counted.mapValues { kept in kept.filter { checkins[$0.checkinIndex].device.established } }
+            .filter { !$0.value.isEmpty }
+        guard !established.isEmpty else { return reference }
+        let profile = VenueProfile.fit(established.flatMap { hour, kept in kept.map { (hour, $0.cell.levelDB) } })
+        for hour in hours {
+            if let kept = established[hour],
+                let level = estimator.estimate(
+                    kept: kept.map(\.cell), of: kept.count, pooledScaleDB: keptScale, assessments: [])?.levelDB
+            {
+                reference[hour] = level
+            } else if let predicted = profile?.prediction(for: hour) {
+                reference[hour] = predicted
+            }
+        }
+        return reference
     }
 
     /// Each check-in's weight (trust and recency), and per check-in and hour the shift and weight
