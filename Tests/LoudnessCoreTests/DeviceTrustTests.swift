@@ -27,7 +27,7 @@ struct DeviceTrustTests {
         ])
     func growth(agreements: Int, expected: Double) {
         // growth = min(1, k / 4): 0.1 + 0.9 · k/4 → 0.325, 0.55, 0.775, then full.
-        let residuals = (0..<agreements).map { $0.isMultiple(of: 2) ? 2.5 : -3.0 }  // within 6 dB
+        let residuals = (0..<agreements).map { $0.isMultiple(of: 2) ? 2.5 : -7.0 }  // within 8 dB
         let standing = DeviceTrust().standing(Self.evidence(residuals))
         #expect(abs(standing.trust - expected) < 1e-9)
         #expect(standing.established == (agreements >= 4))
@@ -50,13 +50,16 @@ struct DeviceTrustTests {
 
     @Test func anOddEveningCostsNothingAndAnAttackCostsAll() {
         let honest = [Double](repeating: 1, count: 20)
-        // One miss among the last ten: share 1/(10+2) ≈ 0.083 < 0.2 → no loss.
+        // One miss among the last ten: share 1/(10+2) ≈ 0.083 < 0.25 → no loss.
         let oneMiss = DeviceTrust().standing(Self.evidence(honest + [9] + [Double](repeating: 0, count: 9)))
         #expect(oneMiss.trust == 1)
         #expect(oneMiss.recentDisagreements == 1)
-        // Three misses: share 3/12 = 0.25 → loss (0.25 − 0.2)/0.3 = 1/6 → 0.1 + 0.9 · 5/6 = 0.85.
-        let three = DeviceTrust().standing(Self.evidence(honest + [9, -8, 7] + [Double](repeating: 0, count: 7)))
-        #expect(abs(three.trust - 0.85) < 1e-9)
+        // Three misses: share 3/12 = 0.25, still no loss; four: 4/12 → loss (1/3 − 0.25)/0.25 =
+        // 1/3 → 0.1 + 0.9 · 2/3 = 0.7.
+        let three = DeviceTrust().standing(Self.evidence(honest + [9, -9, 10] + [Double](repeating: 0, count: 7)))
+        #expect(three.trust == 1)
+        let four = DeviceTrust().standing(Self.evidence(honest + [9, -9, 10, -12] + [Double](repeating: 0, count: 6)))
+        #expect(abs(four.trust - 0.7) < 1e-9)
         // A slow burn: weeks of agreement, then six attacks among the last ten: share 6/12 = 0.5 →
         // all lost, back to the floor.
         let burned = DeviceTrust().standing(Self.evidence(honest + [Double](repeating: -12, count: 6)))

@@ -15,7 +15,7 @@
 ///   ``floor`` (0.1): it counts, a tenth as much as an established phone.
 /// * **Loss**: over its latest ``recentWindow`` (10) co-located check-ins, the share that disagreed
 ///   (`Σ ρ·disagreed / (Σ ρ + 2)`, two agreeing pseudo-check-ins so one honest miss among a few is
-///   no share): none lost up to ``tolerableShare`` (20 %), all from ``intolerableShare`` (50 %),
+///   no share): none lost up to ``tolerableShare`` (25 %), all from ``intolerableShare`` (50 %),
 ///   linearly between. A slow burn that agreed for weeks loses its weight within a few attacks;
 ///   an honest phone's rare odd evening (a few per hundred) costs nothing.
 ///
@@ -25,13 +25,15 @@ public struct DeviceTrust: Sendable, Equatable {
     public static let floor = 0.1
     /// Agreeing check-ins (among trusted devices) for full trust.
     public var agreementsForFull = 4.0
-    /// Within this of the others' level, a check-in agrees, dB: the device flag's 6 dB, twice the
-    /// sound pressure, beyond what phones, places in a room and evenings make.
-    public var toleranceDB = 6.0
+    /// Within this of the others' level, a check-in agrees, dB: about 2.3 SDs of an honest
+    /// check-in's difference from the others of its cell (some 3.5 dB: other evenings' crowds,
+    /// other places in the room, other phones), so an honest phone disagrees about once in
+    /// thirty; a fake 12 dB off almost always.
+    public var toleranceDB = 8.0
     /// Co-located check-ins the disagreeing share is taken over.
     public var recentWindow = 10
     /// Disagreeing share that costs nothing; and from which all trust is lost.
-    public var tolerableShare = 0.2
+    public var tolerableShare = 0.25
     public var intolerableShare = 0.5
     /// Less trust than this in the others and the check-in says nothing.
     public var minimumReferenceTrust = 0.2
