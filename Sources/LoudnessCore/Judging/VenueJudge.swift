@@ -105,6 +105,20 @@ public struct VenueJudge: Sendable {
             }
         }
 
+        // An open campaign's check-ins are held out of everything that follows, the outlier test's
+        // context included (fakes 12 dB quiet make a pocket's junk look usual), until an admin
+        // dismisses it; what they move is measured at the end.
+        var found = detectCampaign(pieces, checkins: checkins, ignoring: ignoringCampaignDevices)
+        var held: [LocalHour: [Piece]] = [:]
+        if let campaign = found, quarantinesCampaigns {
+            let members = Set(campaign.checkins)
+            for (hour, cellPieces) in pieces where cellPieces.contains(where: { members.contains($0.cell.checkinID) }) {
+                held[hour] = cellPieces.filter { members.contains($0.cell.checkinID) }
+                let rest = cellPieces.filter { !members.contains($0.cell.checkinID) }
+                pieces[hour] = rest.isEmpty ? nil : rest
+            }
+        }
+
         let first = CellContext.forVenue(pieces.mapValues { $0.map(\.cell) }, floorDB: estimator.scaleFloorDB)
         let forced = Set(checkins.indices.filter { checkins[$0].forcedInclusion })
         let hourCounts = prepared.map(\.hours.count)
@@ -120,7 +134,7 @@ public struct VenueJudge: Sendable {
         }
         let (outliers, zScores, flagged) = (verdict.outliers, verdict.zScores, verdict.flagged)
 
-        var counted = pieces.mapValues { $0.filter { !outliers.contains($0.checkinIndex) } }
+        let counted = pieces.mapValues { $0.filter { !outliers.contains($0.checkinIndex) } }
         let keptScale =
             first.isEmpty
             ? nil : PooledScale.withinCells(counted.keys.sorted().map { counted[$0]?.map(\.cell) ?? [] })
@@ -140,19 +154,7 @@ public struct VenueJudge: Sendable {
                 kept: kept.map(\.cell), of: kept.count, pooledScaleDB: keptScale, assessments: [], prior: prior)
         }
         for (hour, kept) in counted where !kept.isEmpty { cells[hour] = estimate(hour, kept) }
-        // An open campaign's check-ins are held out of the cells until an admin dismisses it (its
-        // moves are measured first, with the weights its devices have).
-        let found = campaign(
-            pieces, counted: counted, cells: cells, checkins: checkins, keptScale: keptScale,
-            ignoring: ignoringCampaignDevices)
-        if let found, quarantinesCampaigns {
-            let members = Set(found.checkins)
-            for (hour, kept) in counted where kept.contains(where: { members.contains($0.cell.checkinID) }) {
-                let rest = kept.filter { !members.contains($0.cell.checkinID) }
-                counted[hour] = rest.isEmpty ? nil : rest
-                cells[hour] = rest.isEmpty ? nil : estimate(hour, rest)
-            }
-        }
+        if found != nil { measure(&found!, held: held, counted: counted, keptScale: keptScale) }
 
         var characters: [LocalHour: CellCharacter] = [:]
         for (hour, kept) in counted where cells[hour] != nil {
@@ -195,12 +197,11 @@ public struct VenueJudge: Sendable {
         return venue
     }
 
-    /// The venue's campaign, if any, with how far its check-ins move the cells they are in now
-    /// and would if each weighed as an established phone (``CampaignDetector``).
-    private func campaign(
-        _ pieces: [LocalHour: [Piece]], counted: [LocalHour: [Piece]], cells: [LocalHour: CellEstimate],
-        checkins: [VenueCheckin], keptScale: Double?, ignoring: Set<String>
-    ) -> Campaign? {
+    /// The venue's campaign, if any (``CampaignDetector``), among all its usable pieces, measured
+    /// against the venue's established phones (``campaignReference(_:checkins:)``).
+    private func detectCampaign(_ pieces: [LocalHour: [Piece]], checkins: [VenueCheckin], ignoring: Set<String>)
+        -> Campaign?
+    {
         guard let campaignDetector else { return nil }
         let all = pieces.flatMap { hour, cellPieces in
             cellPieces.map { piece in
@@ -212,48 +213,51 @@ public struct VenueJudge: Sendable {
         }
         // Only a venue with a device that could be a suspect needs the reference.
         guard all.contains(where: { !$0.standing.established && !$0.standing.checksInElsewhere }) else { return nil }
-        let reference = campaignReference(
-            hours: Array(pieces.keys), counted: counted, cells: cells, checkins: checkins, keptScale: keptScale)
-        guard var found = campaignDetector.campaign(all, cells: reference, ignoring: ignoring) else { return nil }
-        let members = Set(found.checkins)
-        for (hour, cellPieces) in pieces where cellPieces.contains(where: { members.contains($0.cell.checkinID) }) {
-            let kept = (counted[hour] ?? []).map(\.cell).filter { !members.contains($0.checkinID) }
-            let trusted =
-                kept
-                + cellPieces.map(\.cell).filter { members.contains($0.checkinID) }.map {
-                    CellCheckin(checkinID: $0.checkinID, deviceID: $0.deviceID, levelDB: $0.levelDB, weight: 1)
-                }
-            let without = estimator.estimate(kept: kept, of: kept.count, pooledScaleDB: keptScale, assessments: [])
-            let would = estimator.estimate(kept: trusted, of: trusted.count, pooledScaleDB: keptScale, assessments: [])
-            guard let base = without?.levelDB else { continue }
-            found.movesDB = max(found.movesDB, abs((cells[hour]?.levelDB ?? base) - base))
-            found.wouldMoveDB = max(found.wouldMoveDB, abs((would?.levelDB ?? base) - base))
-        }
-        return found
+        return campaignDetector.campaign(all, cells: campaignReference(pieces, checkins: checkins), ignoring: ignoring)
     }
 
-    /// The levels a campaign is measured against, at each of `hours`: the cell from its established
-    /// devices' check-ins alone, else the profile of the venue's established devices, else the cell
-    /// as judged. (The cells as judged follow fakes where they are most of a cell, and a fake
-    /// there would look honest; a cell the outlier test emptied has none.)
-    private func campaignReference(
-        hours: [LocalHour], counted: [LocalHour: [Piece]], cells: [LocalHour: CellEstimate], checkins: [VenueCheckin],
-        keptScale: Double?
-    ) -> [LocalHour: Double] {
-        var reference = cells.mapValues(\.levelDB)
-        let established = counted.mapValues { kept in kept.filter { checkins[$0.checkinIndex].device.established } }
+    /// How far a campaign's check-ins (`held` out of the cells, or still in `counted` when
+    /// campaigns are not held out) move the cells they are in with the weights their devices have,
+    /// and would if each weighed as an established phone.
+    private func measure(
+        _ found: inout Campaign, held: [LocalHour: [Piece]], counted: [LocalHour: [Piece]], keptScale: Double?
+    ) {
+        let members = Set(found.checkins)
+        func level(_ pieces: [CellCheckin]) -> Double? {
+            estimator.estimate(kept: pieces, of: pieces.count, pooledScaleDB: keptScale, assessments: [])?.levelDB
+        }
+        for hour in Set(held.keys).union(counted.keys) {
+            let inCell = (counted[hour] ?? []).map(\.cell)
+            let own = (held[hour] ?? []).map(\.cell) + inCell.filter { members.contains($0.checkinID) }
+            guard !own.isEmpty else { continue }
+            let rest = inCell.filter { !members.contains($0.checkinID) }
+            guard let base = level(rest) else { continue }
+            let asWeighed = level(rest + own) ?? base
+            let asTrusted =
+                level(
+                    rest
+                        + own.map {
+                            CellCheckin(checkinID: $0.checkinID, deviceID: $0.deviceID, levelDB: $0.levelDB, weight: 1)
+                        }) ?? base
+            found.movesDB = max(found.movesDB, abs(asWeighed - base))
+            found.wouldMoveDB = max(found.wouldMoveDB, abs(asTrusted - base))
+        }
+    }
+
+    /// The levels a campaign is measured against, at each cell with pieces: the cell from its
+    /// established devices' pieces alone, else the profile of the venue's established devices,
+    /// else all its pieces as weighed (robustly: ``CellEstimator``). (A cell's pieces as weighed
+    /// follow fakes where they are most of it, and a fake there would look honest.)
+    private func campaignReference(_ pieces: [LocalHour: [Piece]], checkins: [VenueCheckin]) -> [LocalHour: Double] {
+        func level(_ kept: [Piece]) -> Double? {
+            estimator.estimate(kept: kept.map(\.cell), of: kept.count, pooledScaleDB: nil, assessments: [])?.levelDB
+        }
+        let established = pieces.mapValues { kept in kept.filter { checkins[$0.checkinIndex].device.established } }
             .filter { !$0.value.isEmpty }
-        guard !established.isEmpty else { return reference }
         let profile = VenueProfile.fit(established.flatMap { hour, kept in kept.map { (hour, $0.cell.levelDB) } })
-        for hour in hours {
-            if let kept = established[hour],
-                let level = estimator.estimate(
-                    kept: kept.map(\.cell), of: kept.count, pooledScaleDB: keptScale, assessments: [])?.levelDB
-            {
-                reference[hour] = level
-            } else if let predicted = profile?.prediction(for: hour) {
-                reference[hour] = predicted
-            }
+        var reference: [LocalHour: Double] = [:]
+        for (hour, cellPieces) in pieces {
+            reference[hour] = established[hour].flatMap(level) ?? profile?.prediction(for: hour) ?? level(cellPieces)
         }
         return reference
     }
