@@ -89,7 +89,8 @@ struct CrowdFitTrustTests {
     @Test func aNewCityBootstrapsItsTrust() throws {
         // No device trusted yet: five phones that meet on 6 evenings and agree. Each one's
         // reference is the four others, 0.1 each: ρ = 0.4 an evening, 6 evenings: Σρ = 2.4,
-        // growth 2.4/4 → 0.1 + 0.9 · 0.6 = 0.64.
+        // growth 2.4/4 → 0.1 + 0.9 · 0.6 = 0.64 in the first round; in the second the others
+        // are at 0.64 (ρ = 1): Σρ = 6, full trust, where it settles.
         var pieces: [CrowdPiece] = []
         for evening in 0..<6 {
             let cell = LocalHour(weekday: evening % 7 + 1, hour: 20)
@@ -100,8 +101,15 @@ struct CrowdFitTrustTests {
                         time: 1_790_000_000 + Double(evening) * 86_400, levelDBFS: -30 + Double(device) * 0.3))
             }
         }
+        var oneRound = CrowdFitOverTime()
+        oneRound.trustRounds = 1
+        for device in oneRound.fit(pieces).devices { #expect(abs(device.standing.trust - 0.64) < 1e-9) }
         let result = CrowdFitOverTime().fit(pieces)
-        for device in result.devices { #expect(abs(device.standing.trust - 0.64) < 1e-9) }
+        for device in result.devices { #expect(device.standing.trust == 1) }
+        // Settled: fitted again with the trust it gave, nothing moves.
+        let again = CrowdFitOverTime().fit(
+            pieces, trust: Dictionary(uniqueKeysWithValues: result.devices.map { ($0.device, $0.standing.trust) }))
+        #expect(again.devices.map(\.standing) == result.devices.map(\.standing))
         #expect(result.devices.count == 5)
     }
 }

@@ -15,7 +15,7 @@ import Foundation
 ///    did not report). A device or group with a step is two in the second fit, before and after.
 /// 3. **Trust.** Each device's pieces, in time order, against the others' level in their cell
 ///    (the most trusted others', corrected by the fit), weighed by their trust: its
-///    ``DeviceTrust`` standing. A device's deviation is its own effect; a stepped device agrees
+///    ``DeviceTrust`` standing, recomputed with the trust it gives until it settles. A device's deviation is its own effect; a stepped device agrees
 ///    again once its offset after the step is fitted.
 public struct CrowdFitOverTime: Sendable {
     public var crowd = CrowdCalibration()
@@ -31,6 +31,9 @@ public struct CrowdFitOverTime: Sendable {
     }()
     /// Days after which a piece counts half.
     public var halfLifeDays = 60.0
+    /// Rounds of the trust's fixed point, and the move under which it has settled.
+    public var trustRounds = 10
+    public var trustTolerance = 0.005
 
     public init() {}
 
@@ -96,8 +99,21 @@ public struct CrowdFitOverTime: Sendable {
         let second = crowd.fit(
             observations(ordered, weights: weights, group: segmentedGroup, device: { segmentedDevice[$0] }),
             anchors: Self.anchors(anchors, groups: segmentedGroup, pieces: ordered))
-        let standings = trustStandings(
-            ordered, groups: segmentedGroup, devices: segmentedDevice, fit: second, previous: previous)
+        // Trust is a fixed point: the standings again with the trust they give, until none moves
+        // by ``trustTolerance`` (at most ``trustRounds``), so a fit on the same data gives the
+        // same trust (and queues no venue).
+        var trusted = previous
+        var standings: [Int64: DeviceTrust.Standing] = [:]
+        for _ in 0..<trustRounds {
+            standings = trustStandings(
+                ordered, groups: segmentedGroup, devices: segmentedDevice, fit: second, previous: trusted)
+            let next = standings.mapValues(\.trust)
+            let moved = Set(next.keys).union(trusted.keys).contains { device in
+                abs((next[device] ?? DeviceTrust.floor) - (trusted[device] ?? DeviceTrust.floor)) >= trustTolerance
+            }
+            trusted = next
+            if !moved { break }
+        }
         return Result(
             fit: second,
             groups: groups(second, ordered: ordered, groupOf: groupOf, steps: groupStep),
