@@ -211,8 +211,12 @@ public struct VenueJudge: Sendable {
                     standing: checkins[piece.checkinIndex].device)
             }
         }
-        // Only a venue with a device that could be a suspect needs the reference.
-        guard all.contains(where: { !$0.standing.established && !$0.standing.checksInElsewhere }) else { return nil }
+        // Only a venue with a device that could be a suspect, and an established phone to tell
+        // it by, is looked at: where every phone is new (a city's first weeks), a campaign and a
+        // crowd cannot be told apart.
+        guard all.contains(where: { !$0.standing.established && !$0.standing.checksInElsewhere }),
+            all.contains(where: \.standing.established)
+        else { return nil }
         return campaignDetector.campaign(all, cells: campaignReference(pieces, checkins: checkins), ignoring: ignoring)
     }
 
