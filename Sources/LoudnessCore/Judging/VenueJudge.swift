@@ -154,7 +154,10 @@ public struct VenueJudge: Sendable {
                 kept: kept.map(\.cell), of: kept.count, pooledScaleDB: keptScale, assessments: [], prior: prior)
         }
         for (hour, kept) in counted where !kept.isEmpty { cells[hour] = estimate(hour, kept) }
-        if found != nil { measure(&found!, held: held, counted: counted, keptScale: keptScale) }
+        if var campaign = found {
+            measure(&campaign, held: held, counted: counted, keptScale: keptScale)
+            found = campaign
+        }
 
         var characters: [LocalHour: CellCharacter] = [:]
         for (hour, kept) in counted where cells[hour] != nil {
