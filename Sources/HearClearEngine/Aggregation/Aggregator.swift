@@ -180,10 +180,9 @@ public struct Aggregator: Sendable {
                     validSeconds: 0, levelDBFS: nil, status: judgement.status, reasons: judgement.reasons, hours: [])
             }
         }
-        let ignored = Set(input.campaigns.filter { $0.status == .dismissed }.flatMap(\.devices).map(String.init))
         let judged = judge.judge(
             prepared.map(\.checkin), neighbours: neighbours, changes: input.changes.map(\.known),
-            ignoringCampaignDevices: ignored)
+            ignoringCampaignDevices: input.dismissedCampaignDevices)
         var newHours: [AggregationResult.Hour] = []
         var changedHours: [AggregationResult.Hour] = []
         for ((index, venueCheckin), judgement) in zip(prepared, judged.checkins) {

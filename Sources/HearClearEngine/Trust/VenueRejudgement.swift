@@ -71,10 +71,9 @@ public struct VenueRejudging: Sendable {
         let prepared = input.checkins.compactMap { checkin in
             Aggregator.venueCheckin(checkin, clock: clock).map { (checkin, $0) }
         }
-        let ignored = Set(input.campaigns.filter { $0.status == .dismissed }.flatMap(\.devices).map(String.init))
         let judged = judge.judge(
             prepared.map(\.1), neighbours: neighbours, changes: input.changes.map(\.known), evidence: true,
-            ignoringCampaignDevices: ignored)
+            ignoringCampaignDevices: input.dismissedCampaignDevices)
         var checkins: [VenueRejudgement.Checkin] = []
         var references: [Double] = []
         for (index, (checkin, _)) in prepared.enumerated() {

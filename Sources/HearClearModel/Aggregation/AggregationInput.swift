@@ -125,6 +125,12 @@ public struct AggregationInput: Sendable, Equatable {
     /// devices of a dismissed one are no suspects again.
     public var campaigns: [StoredCampaign]
 
+    /// The devices (their ids as the judge knows them) of the campaigns an admin dismissed: no
+    /// suspects again.
+    public var dismissedCampaignDevices: Set<String> {
+        Set(campaigns.filter { $0.status == .dismissed }.flatMap(\.devices).map(String.init))
+    }
+
     public init(
         venueID: Int64, timezone: String?, checkins: [Checkin],
         storedCells: [StoredCell]? = nil, changes: [StoredVenueChange] = [], campaigns: [StoredCampaign] = []
