@@ -1,4 +1,5 @@
 import Foundation
+import HearClearModel
 import Hummingbird
 import LoudnessCore
 
@@ -21,6 +22,8 @@ struct SearchForm {
         if let text = raw["q"]?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty {
             if text.unicodeScalars.count > 100 || text.unicodeScalars.contains("\u{0}") {
                 errors.append("The name must be at most 100 characters.")
+            } else if NameWords.searchWords(of: text).count > NameWords.maximumSearchWords {
+                errors.append("The name must be at most \(NameWords.maximumSearchWords) words.")
             } else {
                 q = text
             }

@@ -53,7 +53,9 @@ enum ChangeBench {
             guard let raisedAt = outcome.raisedAt, let change = outcome.final else {
                 missed += 1
                 if environment["CHANGE_SHOWMISSED"] != nil {
-                    print("missed: n \(checkins.count) first after \(checkins.firstIndex(where: \.after) ?? -1) raisedAt \(outcome.raisedAt as Any) changes \(outcome.all.map { "\($0.status) \(Int($0.changedAt / 3600)) \(String(format: "%.1f", $0.shiftDB)) since \($0.checkinsSince)" })")
+                    print(
+                        "missed: n \(checkins.count) first after \(checkins.firstIndex(where: \.after) ?? -1) raisedAt \(outcome.raisedAt as Any) changes \(outcome.all.map { "\($0.status) \(Int($0.changedAt / 3600)) \(String(format: "%.1f", $0.shiftDB)) since \($0.checkinsSince)" })"
+                    )
                 }
                 continue
             }
@@ -111,7 +113,8 @@ enum ChangeBench {
                     checkins.append(
                         Checkin(
                             time: Double(day * 86_400 + hour * 3_600) + random.unit() * 3_000, hour: hour,
-                            weekday: weekday, device: "d\(device)", level: level - 110, after: after && hour >= fromHour))
+                            weekday: weekday, device: "d\(device)", level: level - 110, after: after && hour >= fromHour
+                        ))
                 }
             }
         }
@@ -120,7 +123,9 @@ enum ChangeBench {
 
     /// Judges every prefix as the worker would (the stored changes carried along); the index of
     /// the check-in whose judgement first raised a change in force, and the last judgement's.
-    static func online(_ checkins: [Checkin], detector: VenueChangeDetector) -> (raisedAt: Int?, final: VenueChange?, all: [VenueChange]) {
+    static func online(_ checkins: [Checkin], detector: VenueChangeDetector) -> (
+        raisedAt: Int?, final: VenueChange?, all: [VenueChange]
+    ) {
         var known: [KnownVenueChange] = []
         var raisedAt: Int?
         var pieces: [VenueChangeDetector.Piece] = []

@@ -43,6 +43,13 @@ struct SearchIndexEquivalenceTests {
             zones: ["Asia/Kathmandu", "America/New_York", nil]),
     ]
     static let categories: [String?] = ["pub", "cafe", "bar", nil]
+    /// Words of names: accents, cases, ligatures, full-width letters, apostrophes, and Cyrillic,
+    /// Greek, Devanagari, Japanese and Chinese.
+    static let nameWords = [
+        "Café", "cafe", "CAFÉ", "Quiet", "Corner", "Ölbar", "Straße", "Strasse", "Łódź", "Zürich", "Smørrebrød",
+        "Ærø", "İstanbul", "ＡＢＣ", "ﬁsh", "O'Neill's", "King's", "Arms", "The", "Tap", "Room", "Москва", "кафе",
+        "Αθήνα", "ΑΘΗΝΑ", "σοφός", "बाज़ार", "カフェ", "ガード", "東京", "咖啡馆", "1900", "№5", "a", "Ab",
+    ]
     static let reference = 110.0
 
     struct Seeded {
@@ -62,10 +69,19 @@ struct SearchIndexEquivalenceTests {
         var categories: [String?] = []
         var addresses: [String?] = []
         var special: [(Double, Double)] = []
+        // Names from a stream of their own: the rest of the city is as it was before names had words.
+        var nameRandom = SplitMix64(seed: 4040)
         func add(_ lat: Double, _ lon: Double, zone: String?, category: String?) {
             let index = ids.count
             ids.append("eq-\(index)")
-            names.append("Venue \(index) with a name longer than fifteen bytes")
+            if index % 2 == 0 {
+                names.append("Venue \(index) with a name longer than fifteen bytes")
+            } else {
+                // Names of one to four words in several scripts, with accents and look-alikes.
+                names.append(
+                    (0..<nameRandom.int(in: 1...4)).map { _ in nameRandom.pick(Self.nameWords) }.joined(
+                        separator: " "))
+            }
             latitudes.append(min(90, max(-90, lat)))
             var longitude = lon
             if longitude > 180 { longitude -= 360 }
@@ -101,11 +117,12 @@ struct SearchIndexEquivalenceTests {
         }
         try await client.query(
             """
-            INSERT INTO venues (external_id, name, latitude, longitude, timezone, category, address)
-            SELECT id, name, lat, lon, nullif(zone, ''), nullif(category, ''), nullif(address, '')
-            FROM unnest(\(ids)::text[], \(names)::text[], \(latitudes)::float8[], \(longitudes)::float8[],
+            INSERT INTO venues (external_id, name, name_key, latitude, longitude, timezone, category, address)
+            SELECT id, name, key, lat, lon, nullif(zone, ''), nullif(category, ''), nullif(address, '')
+            FROM unnest(\(ids)::text[], \(names)::text[], \(names.map(NameWords.key(of:)))::text[],
+                        \(latitudes)::float8[], \(longitudes)::float8[],
                         \(zones.map { $0 ?? "" })::text[], \(categories.map { $0 ?? "" })::text[],
-                        \(addresses.map { $0 ?? "" })::text[]) AS u(id, name, lat, lon, zone, category, address)
+                        \(addresses.map { $0 ?? "" })::text[]) AS u(id, name, key, lat, lon, zone, category, address)
             """, logger: engineTestLogger)
         // Cells: 60 % of the venues; each hour measured with 15 %, else estimated with 25 %.
         var cellVenues: [String] = []
@@ -344,6 +361,73 @@ struct SearchIndexEquivalenceTests {
                     #expect(sheet?.checkins == (try await engine.loudness.checkinCount(venueID: venue.id)))
                 }
             }
+        }
+    }
+
+    /// Search by name (issue 40): random texts of one to three words — each the start of a word of
+    /// the vocabulary, in any case, some with their accents dropped or added — alone and near a
+    /// point, with categories and hours, page after page, asked of the index and of PostgreSQL.
+    @Test func randomNameSearchesAnswerAlike() async throws {
+        try await withTestDatabase { client, _ in
+            var random = SplitMix64(seed: 40)
+            let seeded = try await Self.seed(client, random: &random, perTown: 300)
+            var configuration = EngineConfiguration()
+            configuration.deviceKey = try DeviceKey(secret: "hearclear-tests-device-key-0123456789abcdef")
+            configuration.referenceOffsetDB = Self.reference
+            let engine = Engine(client: client, configuration: configuration, logger: engineTestLogger)
+            let index = engine.searchIndex
+            index.listening()
+            await SearchIndexService(index: index, engine: engine).drain()
+            #expect(index.status.phase == .ready)
+            let viaIndex = engine.finder
+            let viaDatabase = VenueFinder(
+                database: engine.reads, loudness: engine.loudness,
+                index: SearchIndex(enabled: false, referenceOffsetDB: Self.reference), logger: engineTestLogger)
+            let bands = Bands.standard
+            var pagesCompared = 0
+            var hitsCompared = 0
+            var multiWordHits = 0
+            let spellings =
+                Self.nameWords + [
+                    "cafe", "CAFE", "olbar", "strasse", "lodz", "zurich", "smorrebrod", "aero",
+                    "istanbul", "abc", "fish", "oneill", "athina", "αθηνα", "σοφοσ", "カフエ", "ｶﾌｪ",
+                ]
+            for round in 0..<300 {
+                let text = (0..<random.int(in: 1...3)).map { _ -> String in
+                    let word = random.pick(spellings)
+                    let characters = Array(word)
+                    let cut = String(characters.prefix(random.int(in: 1...characters.count)))
+                    return random.chance(0.3) ? cut.uppercased() : cut
+                }.joined(separator: random.pick([" ", "  ", "-", ", "]))
+                let town = random.pick(Self.towns)
+                let near: (latitude: Double, longitude: Double)? =
+                    random.chance(0.5)
+                    ? nil : round % 5 == 0 ? random.pick(seeded.specialPoints) : (town.latitude, town.longitude)
+                var search = VenueFinder.NameSearch(
+                    prefix: text, near: near, radiusMetres: random.pick([200.0, 1500, 5000, 50_000]),
+                    at: random.chance(0.3) ? nil : random.pick(Self.instants),
+                    category: random.chance(0.2) ? random.pick(["pub", "cafe", "none-such"]) : nil,
+                    limit: random.int(in: 1...25))
+                for _ in 0..<4 {
+                    let fromIndex = try await viaIndex.searchByName(search, bands: bands)
+                    let fromDatabase = try await viaDatabase.searchByName(search, bands: bands)
+                    let shownIndex = fromIndex.hits.map(Shown.init)
+                    let shownDatabase = fromDatabase.hits.map(Shown.init)
+                    #expect(
+                        shownIndex == shownDatabase,
+                        "round \(round): \(text) near \(String(describing: near))\nindex: \(shownIndex)\ndatabase: \(shownDatabase)"
+                    )
+                    #expect(fromIndex.hasMore == fromDatabase.hasMore, "round \(round)")
+                    pagesCompared += 1
+                    hitsCompared += shownIndex.count
+                    if NameWords.searchWords(of: text).count > 1 { multiWordHits += shownIndex.count }
+                    guard fromDatabase.hasMore, let last = fromDatabase.hits.last else { break }
+                    search.after = (last.position, last.venue.name)
+                }
+            }
+            #expect(pagesCompared >= 400)
+            #expect(hitsCompared >= 2000)
+            #expect(multiWordHits >= 100)
         }
     }
 }

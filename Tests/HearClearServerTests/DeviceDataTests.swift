@@ -125,7 +125,9 @@ struct DeviceDataTests {
                 columns.append(column)
             }
             #expect(
-                Set(columns.map(\.0)) == ["checkins", "checkin_hours", "device_offsets", "device_trust", "venue_reports"])
+                Set(columns.map(\.0)) == [
+                    "checkins", "checkin_hours", "device_offsets", "device_trust", "venue_reports",
+                ])
             // Nor does a campaign's list of devices (migration 0026).
             #expect(try await database.count("venue_campaigns", where: "devices @> ARRAY[\(key)]::bigint[]") == 0)
             for (table, column) in columns {

@@ -47,6 +47,35 @@ struct NameSearchTests {
         }
     }
 
+    @Test("Several words in any order, each the start of a word; case and accents folded")
+    func words() async throws {
+        try await withRouterApp { client, _ in
+            try await Self.put(client, "qcc", "Quiet Corner Cafe")
+            try await Self.put(client, "cq", "Café Quiet")
+            try await Self.put(client, "qb", "Quiet Bar")
+            try await Self.put(client, "ol", "Ölbar Zürich")
+            func found(_ q: String, near: String = "") async throws -> [String] {
+                let encoded = try #require(q.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+                let response = try await client.execute(uri: "/api/v2/venues?q=\(encoded)\(near)", method: .get)
+                #expect(response.status == .ok, "\(q): \(response.body.string)")
+                return Self.names(response.body.json)
+            }
+            #expect(try await found("quiet") == ["Café Quiet", "Quiet Bar", "Quiet Corner Cafe"])
+            #expect(try await found("corner") == ["Quiet Corner Cafe"])
+            #expect(try await found("quiet corn") == ["Quiet Corner Cafe"])
+            #expect(try await found("Quiet Corner") == ["Quiet Corner Cafe"])
+            #expect(try await found("quiet corner cafe") == ["Quiet Corner Cafe"])
+            #expect(try await found("CORNER quiet") == ["Quiet Corner Cafe"])
+            #expect(try await found("café") == ["Café Quiet", "Quiet Corner Cafe"])
+            #expect(try await found("cafe qu") == ["Café Quiet", "Quiet Corner Cafe"])
+            #expect(try await found("olbar zur") == ["Ölbar Zürich"])
+            #expect(try await found("ÖLBAR") == ["Ölbar Zürich"])
+            #expect(try await found("quiet pub") == [])
+            #expect(try await found("uiet") == [])
+            #expect(try await found("quiet corn", near: "&near=51.5,-0.12&radius=500") == ["Quiet Corner Cafe"])
+        }
+    }
+
     @Test("With near: only within the radius, nearest first; pages by cursor")
     func nearAndPages() async throws {
         try await withRouterApp { client, _ in
@@ -81,6 +110,7 @@ struct NameSearchTests {
             for (query, pointer) in [
                 ("q=", "q"), ("q=%20%20", "q"), ("q=\(long)", "q"), ("q=arms&label=quiet", "label"),
                 ("q=arms&maxLevel=70", "maxLevel"), ("q=arms&sort=level", "sort"), ("q=arms&near=1000,2", "near"),
+                ("q=a%20b%20c%20d%20e%20f%20g%20h%20i", "q"),
             ] {
                 let response = try await client.execute(uri: "/api/v2/venues?\(query)", method: .get)
                 #expect(response.status == .unprocessableContent, "\(query)")

@@ -107,7 +107,8 @@ public struct VenueFinder: Sendable {
 
     /// What to search for by name (docs/ARCHITECTURE.md, "Search", "By name").
     public struct NameSearch: Sendable {
-        /// The start of the name or of a word of it, 1–100 characters; matched case-insensitively.
+        /// The text searched for, 1–100 characters: its words (``NameWords``) must each start a
+        /// word of the name.
         public var prefix: String
         /// The point to search around, if any: then only venues within `radiusMetres`, nearest first.
         public var near: (latitude: Double, longitude: Double)?
@@ -133,18 +134,37 @@ public struct VenueFinder: Sendable {
         }
     }
 
-    /// `searchByName(_:bands:)`: venues whose name or a word of it starts with the text, by name
-    /// (nearest first with a point), from PostgreSQL (the in-memory index holds no names' words).
+    /// `searchByName(_:bands:)`: venues with a word of their name starting with each word of the
+    /// text (``NameWords``: in any order, case and accents folded), by name (nearest first with a
+    /// point): from the search index when it is ready, else from PostgreSQL, with the same answers.
     public func searchByName(_ search: NameSearch, bands: Bands) async throws -> Page {
-        let referenceOffsetDB = loudness.referenceOffsetDB
-        let found = try await database.read { [self] in
-            try await store($0).searchByName(
-                prefix: search.prefix, latitude: search.near?.latitude, longitude: search.near?.longitude,
-                radiusMetres: search.radiusMetres, at: search.at, category: search.category, limit: search.limit + 1,
-                after: search.after?.position, afterName: search.after?.name, referenceOffsetDB: referenceOffsetDB)
+        let words = NameWords.searchWords(of: search.prefix)
+        guard !words.isEmpty else { return Page(hits: [], hasMore: false) }
+        let afterKey = search.after.map { NameWords.key(of: $0.name) }
+        if let found = index.searchByName(
+            words: words, near: search.near, radiusMetres: search.radiusMetres, at: search.at,
+            category: search.category, limit: search.limit + 1, after: search.after?.position, afterKey: afterKey)
+        {
+            return Page(
+                hits: found.prefix(search.limit).map { hit($0, bands: bands) }, hasMore: found.count > search.limit)
         }
+        let found = try await databaseNamePage(search, words: words)
         return Page(
             hits: found.prefix(search.limit).map { hit($0, bands: bands) }, hasMore: found.count > search.limit)
+    }
+
+    /// The page of a search by name PostgreSQL finds (`search.limit + 1` hits at most), whatever
+    /// the index's state.
+    func databaseNamePage(_ search: NameSearch, words: [String]) async throws -> [VenueSearchHit] {
+        SearchIndex.answeredByDatabase()
+        let referenceOffsetDB = loudness.referenceOffsetDB
+        let afterKey = search.after.map { NameWords.key(of: $0.name) }
+        return try await database.read { [self] in
+            try await store($0).searchByName(
+                words: words, latitude: search.near?.latitude, longitude: search.near?.longitude,
+                radiusMetres: search.radiusMetres, at: search.at, category: search.category, limit: search.limit + 1,
+                after: search.after?.position, afterKey: afterKey, referenceOffsetDB: referenceOffsetDB)
+        }
     }
 
     private func page(_ query: VenueSearchQuery, limit: Int, bands: Bands) async throws -> Page {

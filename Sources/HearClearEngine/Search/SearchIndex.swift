@@ -233,6 +233,24 @@ public final class SearchIndex: Sendable {
         return hits
     }
 
+    /// The page of a search by name (``NameSearcher``; `limit` is what to return), or `nil` when
+    /// the index is not ready or a venue on the page keeps its hours by a zone Foundation does
+    /// not know (PostgreSQL then answers).
+    func searchByName(
+        words: [String], near: (latitude: Double, longitude: Double)?, radiusMetres: Double, at: Date?,
+        category: String?, limit: Int, after: VenueSearchQuery.Position?, afterKey: String?
+    ) -> [Hit]? {
+        let hits = state.withLock { state -> [Hit]? in
+            guard state.phase == .ready else { return nil }
+            return NameSearcher(
+                table: state.table, words: words, near: near, radiusMetres: radiusMetres, at: at, category: category,
+                limit: limit, after: after, afterKey: afterKey, referenceOffsetDB: referenceOffsetDB
+            ).run()
+        }
+        if hits != nil { Self.searches.index.increment() }
+        return hits
+    }
+
     /// A venue by external id: `.some(nil)` for none; `nil` when the index is not ready.
     func venue(externalID: String) -> Venue?? {
         state.withLock { state -> Venue?? in

@@ -41,6 +41,9 @@ struct VenueTable: Sendable {
     private(set) var clocks: [ClockKey: Int32] = [:]
     /// By clock number: the clock, `nil` for a zone Foundation does not know (PostgreSQL does).
     private(set) var clockList: [VenueClock?] = []
+    /// Venues by the first ``namePrefixLength`` scalars of each word of their name key
+    /// that long (a venue once per prefix): where a search by name with such a word looks.
+    private(set) var nameBuckets: [String: [Int32]] = [:]
     /// What the venues take, estimated (``IndexedVenue/estimatedBytes``).
     private(set) var bytes = 0
     /// Venues with a `venue_levels` row.
@@ -64,7 +67,7 @@ struct VenueTable: Sendable {
         var levels: IndexedVenue.Levels?
         if let stored = row.levels { levels = packed(stored) }
         let venue = IndexedVenue(
-            venue: row.venue, checkins: row.checkins, category: category,
+            venue: row.venue, checkins: row.checkins, nameKey: row.nameKey, category: category,
             point: SphereDistance.Point(latitude: row.venue.latitude, longitude: row.venue.longitude), levels: levels)
         let slot: Int32
         if let free = freeSlots.popLast() {
@@ -82,8 +85,22 @@ struct VenueTable: Sendable {
         } else {
             plainCells[cell, default: GridCell()].append(slot: slot, venue: venue)
         }
+        for prefix in Self.namePrefixes(venue.nameKey) { nameBuckets[prefix, default: []].append(slot) }
         bytes += venue.estimatedBytes
         if venue.levels != nil { venuesWithLevels += 1 }
+    }
+
+    /// Scalars of a word's start that key ``nameBuckets``.
+    static let namePrefixLength = 3
+
+    /// The distinct starts (``namePrefixLength`` scalars) of the key's words that long.
+    static func namePrefixes(_ key: String?) -> Set<String> {
+        guard let key else { return [] }
+        var prefixes = Set<String>()
+        for word in key.unicodeScalars.split(separator: " ") where word.count >= namePrefixLength {
+            prefixes.insert(String(Substring(word.prefix(namePrefixLength))))
+        }
+        return prefixes
     }
 
     /// Takes out the venue with this external id, if held.
@@ -104,6 +121,13 @@ struct VenueTable: Sendable {
         } else {
             plainCells[cell]?.remove(slot: slot)
             if plainCells[cell]?.slots.isEmpty == true { plainCells[cell] = nil }
+        }
+        for prefix in Self.namePrefixes(venue.nameKey) {
+            guard var bucket = nameBuckets.removeValue(forKey: prefix), let position = bucket.firstIndex(of: slot)
+            else { continue }
+            bucket.swapAt(position, bucket.count - 1)
+            bucket.removeLast()
+            if !bucket.isEmpty { nameBuckets[prefix] = bucket }
         }
         slotByID[venue.venue.id] = nil
         slotByExternalID[venue.venue.externalID] = nil
@@ -195,7 +219,9 @@ extension IndexedVenue {
         let heap = Self.heapBytes
         var bytes = MemoryLayout<IndexedVenue?>.stride
         // Zones and categories are shared (``VenueTable/share(_:)``), counted once there.
-        bytes += heap(venue.externalID) + heap(venue.name) + heap(venue.address)
+        bytes += heap(venue.externalID) + heap(venue.name) + heap(venue.address) + heap(nameKey)
+        // Its place in a name bucket per word of three scalars or more (about one per word).
+        bytes += 4 * (nameKey?.utf8.count(where: { $0 == 0x20 }) ?? 0)
         // Grid cell: slot, latitude, longitude, point, id, category, levels; lookups: id and
         // external id entries.
         bytes += 4 + 8 + 8 + MemoryLayout<SphereDistance.Point>.stride + 8 + 4 + 8

@@ -60,7 +60,8 @@ public struct CheckinSubmission: Sendable, Equatable {
 
     public init(
         id: UUID, venue: VenueReference, deviceID: String, deviceModel: String?, deviceOS: String? = nil,
-        location: Location?, source: CheckinSource, startedAt: Date, offsetsSeconds: [Int32], utcOffsetsMinutes: [Int16],
+        location: Location?, source: CheckinSource, startedAt: Date, offsetsSeconds: [Int32],
+        utcOffsetsMinutes: [Int16],
         averageDBFS: [Float], peakDBFS: [Float], zoneGuessed: Bool = false, lceqDdB: [Int16]? = nil,
         bandIndexes: [Int16]? = nil, bandsDdB: [Int16]? = nil, classes: PhoneClasses? = nil
     ) {

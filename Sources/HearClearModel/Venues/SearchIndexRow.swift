@@ -6,6 +6,9 @@ import LoudnessCore
 public struct SearchIndexRow: Sendable, Equatable {
     public var venue: Venue
     public var checkins: Int
+    /// The name's folded words as stored (`venues.name_key`, ``NameWords/key(of:)``); `nil` for
+    /// a venue written without one (then no search by name finds it, in PostgreSQL or the index).
+    public var nameKey: String?
     /// `nil` for a venue without cells (no `venue_levels` row).
     public var levels: Levels?
 
@@ -66,9 +69,10 @@ public struct SearchIndexRow: Sendable, Equatable {
         }
     }
 
-    public init(venue: Venue, checkins: Int, levels: Levels?) {
+    public init(venue: Venue, checkins: Int, nameKey: String?, levels: Levels?) {
         self.venue = venue
         self.checkins = checkins
+        self.nameKey = nameKey
         self.levels = levels
     }
 }

@@ -109,7 +109,9 @@ extension CalibrationRepository {
     static func writeDevices(
         _ result: CrowdFitOverTime.Result, fitID: Int64, on connection: PostgresConnection, logger: Logger
     ) async throws -> [Int64] {
-        let devices = result.devices.filter { abs($0.offsetDB) >= 0.01 || abs($0.earlierOffsetDB) >= 0.01 || $0.step != nil }
+        let devices = result.devices.filter {
+            abs($0.offsetDB) >= 0.01 || abs($0.earlierOffsetDB) >= 0.01 || $0.step != nil
+        }
         let fits = Dictionary(result.fit.devices.map { ($0.device, $0) }, uniquingKeysWith: { first, _ in first })
         let threshold = Float(changeThresholdDB)
         let rows = try await connection.query(

@@ -66,7 +66,8 @@ extension CalibrationRepository {
         on connection: PostgresConnection, logger: Logger
     ) async throws -> AppliedCalibration {
         let fitID = try await insertFit(result, on: connection, logger: logger)
-        var changedModels = try await writeModels(result, inForce: inForce, fitID: fitID, on: connection, logger: logger)
+        var changedModels = try await writeModels(
+            result, inForce: inForce, fitID: fitID, on: connection, logger: logger)
         changedModels += try await writeOSOffsets(
             result, overrides: overrides, fitID: fitID, on: connection, logger: logger)
         let moved = try await writeDevices(result, fitID: fitID, on: connection, logger: logger)
@@ -124,7 +125,9 @@ extension CalibrationRepository {
     /// One row a model for `calibration_fit_models`, its OS versions' fits as JSON.
     public static func modelRows(_ groups: [CrowdFitOverTime.Group]) -> [(fit: ModelOffsetFit, osJSON: String)] {
         Dictionary(grouping: groups, by: \.model).sorted { $0.key < $1.key }.compactMap { model, groups in
-            guard let main = groups.first(where: { $0.os == nil }) ?? groups.max(by: { $0.fit.checkins < $1.fit.checkins })
+            guard
+                let main = groups.first(where: { $0.os == nil })
+                    ?? groups.max(by: { $0.fit.checkins < $1.fit.checkins })
             else { return nil }
             let versions = groups.filter { $0.os != nil }.map { group in
                 [

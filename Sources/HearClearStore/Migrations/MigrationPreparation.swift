@@ -2,7 +2,8 @@ import Logging
 import PostgresNIO
 
 /// Work in code that a migration file needs done first, for what SQL alone cannot do without a
-/// long lock (``SampleArraysCompaction``, before 0018; ``CheckinsByMonthCopy``, before 0021). Both
+/// long lock (``SampleArraysCompaction``, before 0018; ``CheckinsByMonthCopy``, before 0021;
+/// ``NameKeysFill``, before 0027). Both
 /// parts must be idempotent: a run stopped half-way is run again whole.
 public struct MigrationPreparation: Sendable {
     public typealias Step = @Sendable (PostgresConnection, Logger) async throws -> Void
@@ -22,5 +23,6 @@ public struct MigrationPreparation: Sendable {
     static let byFile: [String: MigrationPreparation] = [
         "0018_sample_arrays_dropped.sql": SampleArraysCompaction.preparation,
         "0021_checkins_by_month_swapped.sql": CheckinsByMonthCopy.preparation,
+        "0027_name_words.sql": NameKeysFill.preparation,
     ]
 }

@@ -43,7 +43,7 @@ public struct SearchIndexRepository: Sendable {
     /// decodes no NULL array elements) and its cells as parallel arrays, only with levels (search
     /// reads a cell only through the venue's clock there).
     static let select = """
-        SELECT \(VenueSearchRepository.venueColumns), coalesce(n.checkins, 0),
+        SELECT \(VenueSearchRepository.venueColumns), coalesce(n.checkins, 0), v.name_key,
                s.venue_id IS NOT NULL, s.timezone, s.utc_offset_min, s.overall_dbfs,
                array(SELECT coalesce(u.level, 'NaN'::real) FROM unnest(s.levels) WITH ORDINALITY AS u(level, i)
                      ORDER BY u.i),
@@ -63,6 +63,7 @@ public struct SearchIndexRepository: Sendable {
         var columns = ColumnReader(row)
         let venue = try Venue(reading: &columns)
         let checkins = try columns.next(Int64.self)
+        let nameKey = try columns.next(String?.self)
         let hasLevels = try columns.next(Bool.self)
         let timezone = try columns.next(String?.self)
         let offset = try columns.next(Int16?.self)
@@ -78,7 +79,7 @@ public struct SearchIndexRepository: Sendable {
         let confidences = try columns.next([String]?.self) ?? []
         let bases = try columns.next([String]?.self) ?? []
         guard hasLevels, let levels, let measured else {
-            return SearchIndexRow(venue: venue, checkins: Int(checkins), levels: nil)
+            return SearchIndexRow(venue: venue, checkins: Int(checkins), nameKey: nameKey, levels: nil)
         }
         var cells: [SearchIndexRow.Cell] = []
         cells.reserveCapacity(indexes.count)
@@ -98,7 +99,7 @@ public struct SearchIndexRepository: Sendable {
                     basis: basis))
         }
         return SearchIndexRow(
-            venue: venue, checkins: Int(checkins),
+            venue: venue, checkins: Int(checkins), nameKey: nameKey,
             levels: .init(
                 timezone: timezone, utcOffsetMinutes: offset.map(Int.init), overallDBFS: overall,
                 levelsDBFS: levels.map { $0.isNaN ? nil : $0 }, measured: measured, cells: cells))

@@ -31,9 +31,9 @@ public struct VenueRepository: Sendable {
     static func saveQuery(externalID: String, details: VenueDetails, replacing: Bool) -> PostgresQuery {
         """
         WITH previous AS (SELECT timezone FROM venues WHERE external_id = \(externalID))
-        INSERT INTO venues (external_id, name, latitude, longitude, timezone, address, category)
-        VALUES (\(externalID), \(details.name), \(details.latitude), \(details.longitude),
-                \(details.timezone), \(details.address), \(details.category))
+        INSERT INTO venues (external_id, name, name_key, latitude, longitude, timezone, address, category)
+        VALUES (\(externalID), \(details.name), \(NameWords.key(of: details.name)), \(details.latitude),
+                \(details.longitude), \(details.timezone), \(details.address), \(details.category))
         ON CONFLICT (external_id) \(unescaped: replacing ? Self.replacingDetails : "DO NOTHING")
         RETURNING \(unescaped: columns), (xmax = 0) AS inserted,
                   (SELECT p.timezone IS DISTINCT FROM venues.timezone FROM previous p) AS zone_changed
@@ -43,7 +43,7 @@ public struct VenueRepository: Sendable {
     /// What an upsert does to an existing venue.
     private static let replacingDetails = """
         DO UPDATE SET
-            name = EXCLUDED.name, latitude = EXCLUDED.latitude, longitude = EXCLUDED.longitude,
+            name = EXCLUDED.name, name_key = EXCLUDED.name_key, latitude = EXCLUDED.latitude, longitude = EXCLUDED.longitude,
             timezone = EXCLUDED.timezone, address = EXCLUDED.address, category = EXCLUDED.category,
             updated_at = now()
         """

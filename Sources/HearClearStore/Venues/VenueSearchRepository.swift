@@ -152,51 +152,59 @@ public struct VenueSearchRepository: Sendable {
             """
     }
 
-    /// Venues whose name, or a word of it, starts with `prefix` (case-insensitive; the trigram
-    /// index of migration 0017 finds both), optionally within `radiusMetres` of a point: nearest
-    /// first then by name with a point, by name alone without one, up to `limit` after `after`
-    /// (`afterName` is the name of the venue the position names). Each hit is levelled as
-    /// ``search(_:referenceOffsetDB:)`` levels it, at `at` or overall.
+    /// Venues with a word of their name starting with each of `words` (``NameWords``: folded,
+    /// compared in `venues.name_key`, found through its trigram index), optionally within
+    /// `radiusMetres` of a point: nearest first then by name key with a point, by name key alone
+    /// without one, up to `limit` after `after` (`afterKey` is the name key of the venue the
+    /// position names). Each hit is levelled as ``search(_:referenceOffsetDB:)`` levels it, at
+    /// `at` or overall. No words, no venue.
     public func searchByName(
-        prefix: String, latitude: Double?, longitude: Double?, radiusMetres: Double, at: Date?, category: String?,
-        limit: Int, after: VenueSearchQuery.Position?, afterName: String?, referenceOffsetDB: Double
+        words: [String], latitude: Double?, longitude: Double?, radiusMetres: Double, at: Date?, category: String?,
+        limit: Int, after: VenueSearchQuery.Position?, afterKey: String?, referenceOffsetDB: Double
     ) async throws -> [VenueSearchHit] {
+        guard !words.isEmpty else { return [] }
         let query = Self.nameQuery(
-            prefix: prefix, latitude: latitude, longitude: longitude, radiusMetres: radiusMetres, at: at,
-            category: category, limit: limit, after: after, afterName: afterName, referenceOffsetDB: referenceOffsetDB)
+            words: words, latitude: latitude, longitude: longitude, radiusMetres: radiusMetres, at: at,
+            category: category, limit: limit, after: after, afterKey: afterKey, referenceOffsetDB: referenceOffsetDB)
         return try await hits(try await client.query(query, logger: logger), byLevel: false)
     }
 
-    /// The query of ``searchByName(prefix:latitude:longitude:radiusMetres:at:category:limit:after:afterName:referenceOffsetDB:)``.
+    /// The query of ``searchByName(words:latitude:longitude:radiusMetres:at:category:limit:after:afterKey:referenceOffsetDB:)``.
+    /// Every word is a `LIKE` of its own, which the trigram index serves together (it serves no
+    /// `LIKE ALL`): ``NameWords/maximumSearchWords`` of them, the words' and then `'%'` (true of
+    /// any key), so that the query has one shape.
     static func nameQuery(
-        prefix: String, latitude: Double?, longitude: Double?, radiusMetres: Double, at: Date?, category: String?,
-        limit: Int, after: VenueSearchQuery.Position?, afterName: String?, referenceOffsetDB: Double
+        words: [String], latitude: Double?, longitude: Double?, radiusMetres: Double, at: Date?, category: String?,
+        limit: Int, after: VenueSearchQuery.Position?, afterKey: String?, referenceOffsetDB: Double
     ) -> PostgresQuery {
-        let escaped = LikePattern.escaped(prefix)
-        let namePattern = escaped + "%"
-        let wordPattern = "% " + escaped + "%"
+        precondition(words.count <= NameWords.maximumSearchWords && NameWords.maximumSearchWords == 8, "too many words")
+        let p =
+            words.map { "% " + LikePattern.escaped($0) + "%" }
+            + Array(repeating: "%", count: max(0, NameWords.maximumSearchWords - words.count))
         return
             """
             WITH q AS (
                 SELECT ST_SetSRID(ST_MakePoint(\(longitude)::float8, \(latitude)::float8), 4326)::geography AS point),
             found AS MATERIALIZED (
-                SELECT v.id, v.name, coalesce(v.location <-> q.point, 0) AS distance
+                SELECT v.id, v.name_key, coalesce(v.location <-> q.point, 0) AS distance
                 FROM venues v CROSS JOIN q
-                WHERE (lower(v.name) LIKE lower(\(namePattern)) OR lower(v.name) LIKE lower(\(wordPattern)))
+                WHERE v.name_key LIKE \(p[0]) AND v.name_key LIKE \(p[1]) AND v.name_key LIKE \(p[2])
+                  AND v.name_key LIKE \(p[3]) AND v.name_key LIKE \(p[4]) AND v.name_key LIKE \(p[5])
+                  AND v.name_key LIKE \(p[6]) AND v.name_key LIKE \(p[7])
                   AND (q.point IS NULL
                        OR (ST_DWithin(v.location, q.point, \(radiusMetres) + \(Self.withinMarginMetres), false)
                            AND v.location <-> q.point <= \(radiusMetres)))
                   AND (\(category)::text IS NULL OR v.category = \(category)::text)),
             page AS MATERIALIZED (
-                SELECT f.id, f.distance, f.name
+                SELECT f.id, f.distance, f.name_key
                 FROM found f
                 WHERE (\(after == nil)
-                       OR (f.distance, lower(f.name), f.id)
-                          > (\(after?.distanceMetres)::float8, lower(\(afterName)::text), \(after?.venueID)::bigint))
-                ORDER BY f.distance, lower(f.name), f.id
+                       OR (f.distance, f.name_key COLLATE "C", f.id)
+                          > (\(after?.distanceMetres)::float8, \(afterKey)::text COLLATE "C", \(after?.venueID)::bigint))
+                ORDER BY f.distance, f.name_key COLLATE "C", f.id
                 LIMIT \(limit)),
             leveled AS (
-                SELECT p.id, p.distance, p.name, c.cell,
+                SELECT p.id, p.distance, p.name_key, c.cell,
                        floor((s.overall_dbfs + \(referenceOffsetDB)) * 10 + 0.5) / 10 AS overall,
                        floor((CASE WHEN \(at)::timestamptz IS NULL THEN s.overall_dbfs ELSE s.levels[c.cell] END
                               + \(referenceOffsetDB)) * 10 + 0.5) / 10 AS level
@@ -206,7 +214,7 @@ public struct VenueSearchRepository: Sendable {
                     SELECT CASE WHEN s.venue_id IS NOT NULL
                                 THEN venue_cell_index(\(at)::timestamptz, s.timezone, s.utc_offset_min) END AS cell
                 ) AS c)
-            \(unescaped: Self.hitsSelect(from: "leveled", orderedBy: "p.distance, lower(p.name), p.id"))
+            \(unescaped: Self.hitsSelect(from: "leveled", orderedBy: "p.distance, p.name_key COLLATE \"C\", p.id"))
             """
     }
 

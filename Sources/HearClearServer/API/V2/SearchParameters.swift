@@ -77,6 +77,10 @@ struct SearchParameters {
             fail("q", "q must not contain the NUL character")
             return nil
         }
+        guard NameWords.searchWords(of: trimmed).count <= NameWords.maximumSearchWords else {
+            fail("q", "q must have at most \(NameWords.maximumSearchWords) words")
+            return nil
+        }
         return trimmed
     }
 
