@@ -62,8 +62,10 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/api/v2/venues/GET/query`.
             public struct Query: Sendable, Hashable {
-                /// Search by name: the start of a venue's name or of a word of it, 1–100 characters
-                /// once spaces around it are trimmed (an empty or longer `q` is 422).
+                /// Search by name: words, each the start of a word of the venue's name, in any order,
+                /// case and accents folded ("quiet corn" finds "Quiet Corner Café"); 1–100 characters
+                /// once spaces around it are trimmed, at most 8 words (an empty or longer `q` is 422).
+                /// A word is a run of letters and digits.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/api/v2/venues/GET/query/q`.
@@ -142,7 +144,7 @@ public enum Operations {
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
-                ///   - q: Search by name: the start of a venue's name or of a word of it, 1–100 characters
+                ///   - q: Search by name: words, each the start of a word of the venue's name, in any order,
                 ///   - near: The point to search around: `LAT,LON` in decimal degrees, latitude −90…90 and
                 ///   - radius: How far from `near` to search, metres; above 0 and at most 50,000.
                 ///   - at: The instant whose venue-local weekday and hour give each venue's level: `now`, or an
