@@ -13,10 +13,9 @@ import LoudnessCore
 ///   strictly greater keys;
 /// * each hit levelled as ``Searcher`` levels it (overall, and its cell at `at`'s local hour).
 ///
-/// Where it looks: a word of ``VenueTable/namePrefixLength`` scalars or more names a bucket of
-/// ``VenueTable/nameBuckets`` (the longest word's, the fewest venues); with a point, the grid's
-/// venues near it instead when they are fewer; with only shorter words, the grid near the point,
-/// or every venue.
+/// Where it looks: each word of two scalars or more names a bucket of ``VenueTable/nameBuckets``
+/// (its first two or three); it reads the smallest, or with a point the grid's venues near it
+/// when they are fewer; with only words of one scalar, the grid near the point, or every venue.
 struct NameSearcher {
     let table: VenueTable
     /// ``NameWords/searchWords(of:)``: not empty.
@@ -73,11 +72,12 @@ struct NameSearcher {
             candidates.append(Candidate(distance: distance, key: key, id: venue.venue.id, slot: slot))
         }
 
-        let longest = words.max { $0.unicodeScalars.count < $1.unicodeScalars.count } ?? ""
-        var bucket: [Int32]?
-        if longest.unicodeScalars.count >= VenueTable.namePrefixLength {
-            let prefix = String(String.UnicodeScalarView(longest.unicodeScalars.prefix(VenueTable.namePrefixLength)))
-            bucket = table.nameBuckets[prefix] ?? []
+        // The smallest bucket of the words' starts: every venue found is in each.
+        var bucket: Set<Int32>?
+        for word in words {
+            guard let prefix = VenueTable.nameBucket(of: Substring(word).unicodeScalars) else { continue }
+            let venues = table.nameBuckets[prefix] ?? []
+            if venues.count < bucket?.count ?? .max { bucket = venues }
         }
         if let cap, bucket.map({ $0.count > nearbyCount(cap) }) ?? true {
             for gridKey in table.grid.cells(touching: cap) {

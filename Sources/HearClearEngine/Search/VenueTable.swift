@@ -41,9 +41,9 @@ struct VenueTable: Sendable {
     private(set) var clocks: [ClockKey: Int32] = [:]
     /// By clock number: the clock, `nil` for a zone Foundation does not know (PostgreSQL does).
     private(set) var clockList: [VenueClock?] = []
-    /// Venues by the first ``namePrefixLength`` scalars of each word of their name key
-    /// that long (a venue once per prefix): where a search by name with such a word looks.
-    private(set) var nameBuckets: [String: [Int32]] = [:]
+    /// Venues by the first two and the first three scalars of each word of their name key (words
+    /// of one scalar are in none): where a search by name with such a word looks.
+    private(set) var nameBuckets: [String: Set<Int32>] = [:]
     /// What the venues take, estimated (``IndexedVenue/estimatedBytes``).
     private(set) var bytes = 0
     /// Venues with a `venue_levels` row.
@@ -85,20 +85,28 @@ struct VenueTable: Sendable {
         } else {
             plainCells[cell, default: GridCell()].append(slot: slot, venue: venue)
         }
-        for prefix in Self.namePrefixes(venue.nameKey) { nameBuckets[prefix, default: []].append(slot) }
+        for prefix in Self.namePrefixes(venue.nameKey) { nameBuckets[prefix, default: []].insert(slot) }
         bytes += venue.estimatedBytes
         if venue.levels != nil { venuesWithLevels += 1 }
     }
 
-    /// Scalars of a word's start that key ``nameBuckets``.
+    /// The longest start of a word that keys ``nameBuckets``, in scalars.
     static let namePrefixLength = 3
 
-    /// The distinct starts (``namePrefixLength`` scalars) of the key's words that long.
+    /// The start of `word` that names its bucket in ``nameBuckets``: its first three scalars, or
+    /// two for a word of two; `nil` for a word of one.
+    static func nameBucket(of word: Substring.UnicodeScalarView) -> String? {
+        guard word.count >= 2 else { return nil }
+        return String(Substring(word.prefix(namePrefixLength)))
+    }
+
+    /// The buckets a key's venue is in: the first two and three scalars of each of its words.
     static func namePrefixes(_ key: String?) -> Set<String> {
         guard let key else { return [] }
         var prefixes = Set<String>()
-        for word in key.unicodeScalars.split(separator: " ") where word.count >= namePrefixLength {
-            prefixes.insert(String(Substring(word.prefix(namePrefixLength))))
+        for word in key.unicodeScalars.split(separator: " ") where word.count >= 2 {
+            prefixes.insert(String(Substring(word.prefix(2))))
+            if word.count >= namePrefixLength { prefixes.insert(String(Substring(word.prefix(namePrefixLength)))) }
         }
         return prefixes
     }
@@ -123,11 +131,8 @@ struct VenueTable: Sendable {
             if plainCells[cell]?.slots.isEmpty == true { plainCells[cell] = nil }
         }
         for prefix in Self.namePrefixes(venue.nameKey) {
-            guard var bucket = nameBuckets.removeValue(forKey: prefix), let position = bucket.firstIndex(of: slot)
-            else { continue }
-            bucket.swapAt(position, bucket.count - 1)
-            bucket.removeLast()
-            if !bucket.isEmpty { nameBuckets[prefix] = bucket }
+            nameBuckets[prefix]?.remove(slot)
+            if nameBuckets[prefix]?.isEmpty == true { nameBuckets[prefix] = nil }
         }
         slotByID[venue.venue.id] = nil
         slotByExternalID[venue.venue.externalID] = nil
@@ -220,8 +225,8 @@ extension IndexedVenue {
         var bytes = MemoryLayout<IndexedVenue?>.stride
         // Zones and categories are shared (``VenueTable/share(_:)``), counted once there.
         bytes += heap(venue.externalID) + heap(venue.name) + heap(venue.address) + heap(nameKey)
-        // Its place in a name bucket per word of three scalars or more (about one per word).
-        bytes += 4 * (nameKey?.utf8.count(where: { $0 == 0x20 }) ?? 0)
+        // Its places in the name buckets: two per word (a set's slot of 4 bytes, at most 3/4 full).
+        bytes += 2 * 6 * (nameKey?.utf8.count(where: { $0 == 0x20 }) ?? 0)
         // Grid cell: slot, latitude, longitude, point, id, category, levels; lookups: id and
         // external id entries.
         bytes += 4 + 8 + 8 + MemoryLayout<SphereDistance.Point>.stride + 8 + 4 + 8
