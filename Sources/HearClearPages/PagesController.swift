@@ -62,35 +62,29 @@ struct PagesController: Sendable {
     }
 
     private func homePage(
-        _ form: SearchForm, bands: Bands, searched: Bool, results: [[String: Any]], request: Request
+        _ form: SearchForm, bands: Bands, searched: Bool, results: [HomeContent.Result], request: Request
     ) -> Response {
         renderer.page(
             "home", homeObject(form, bands: bands, searched: searched, results: results),
             status: form.errors.isEmpty ? .ok : .unprocessableContent, to: request, cacheControl: cacheControl)
     }
 
-    private func homeObject(_ form: SearchForm, bands: Bands, searched: Bool, results: [[String: Any]]) -> [String: Any]
+    private func homeObject(_ form: SearchForm, bands: Bands, searched: Bool, results: [HomeContent.Result])
+        -> [String: Any]
     {
         var object: [String: Any] = [
             "title": "Find a quiet place",
-            "form": form.values(bands: bands),
-            "errors": form.errors.map { ["text": $0] },
-            "hasErrors": !form.errors.isEmpty,
-            "searched": searched,
-            "results": results,
-            "noResults": searched && results.isEmpty,
-            "when": form.whenText,
+            "page": HomeContent(
+                form: form, bands: bands, searched: searched, results: results, map: map
+            ).html(),
         ]
-        if let map {
-            object["map"] = ["tiles": map.tilesURL, "attribution": map.attribution]
-            object["showMap"] = !results.isEmpty
-        }
+        if let map { object["map"] = ["tiles": map.tilesURL, "attribution": map.attribution] }
         return object
     }
 
-    /// The venues found, from the search index in memory (a name, from PostgreSQL: one round
-    /// trip), each with its week at the hour asked for (from the index too), filtered by the form.
-    private func search(_ form: SearchForm, bands: Bands) async throws -> [[String: Any]] {
+    /// The venues found, from the search index in memory, each with its week at the hour asked
+    /// for (from the index too), filtered by the form.
+    private func search(_ form: SearchForm, bands: Bands) async throws -> [HomeContent.Result] {
         let now = Date()
         let at: Date? = form.day == nil ? now : nil
         let page: VenueFinder.Page
@@ -108,14 +102,15 @@ struct PagesController: Sendable {
             return []
         }
         // The hour of each venue's strip: the one asked for, or its own hour now.
+        var clocks = Self.Clocks()
         let hours = page.hits.map { hit in
             (
                 venueID: hit.venue.id,
-                hour: form.hour ?? hit.cell?.localHour.hour ?? Self.localHour(of: hit.venue, at: now)
+                hour: form.hour ?? hit.cell?.localHour.hour ?? clocks.localHour(of: hit.venue, at: now)
             )
         }
         let weeks = try await finder.week(at: hours, bands: bands)
-        var results: [[String: Any]] = []
+        var results: [HomeContent.Result] = []
         for (hit, hour) in zip(page.hits, hours) {
             let week = weeks[hit.venue.id] ?? Array(repeating: nil, count: 7)
             var cell = hit.cell
@@ -126,16 +121,35 @@ struct PagesController: Sendable {
             if form.easyToTalk {
                 guard let cell, PlainWords.conversationBand(cell) == .easy else { continue }
             }
-            var result = Self.result(hit, cell: cell, showDistance: form.near != nil)
+            var href = "/venues/\(hit.venue.externalID)"
             if let day = form.day, let hour = form.hour {
                 // The venue's page then shows its quieter neighbours at that hour too.
-                result["href"] = "/venues/\(hit.venue.externalID)?day=\(day)&hour=\(hour)"
+                href += "?day=\(day)&hour=\(hour)"
             }
-            result["strip"] = WeekChart.strip(week, hour: hour.hour, bands: bands)
-            results.append(result)
+            results.append(
+                HomeContent.Result(
+                    name: hit.venue.name, href: href, latitude: hit.venue.latitude, longitude: hit.venue.longitude,
+                    address: hit.venue.address, distanceMetres: form.near != nil ? hit.distanceMetres : nil,
+                    cell: cell, overall: hit.overall, week: week, stripHour: hour.hour))
             if results.count == Self.shown { break }
         }
         return results
+    }
+
+    /// Venues' clocks by zone, made once a page (a `TimeZone` is dear to make).
+    struct Clocks {
+        private var byZone: [String: VenueClock] = [:]
+
+        /// The venue-local hour of `date` by the venue's zone, as the search index's clock tells
+        /// it (UTC for a venue without a zone, or a zone Foundation does not know: a guess, only
+        /// for which hour its strip shows).
+        mutating func localHour(of venue: Venue, at date: Date) -> Int {
+            let zone = venue.timezone ?? ""
+            if let clock = byZone[zone] { return clock.localHour(at: date).hour }
+            let clock = venue.timezone.flatMap(VenueClock.init(timeZoneIdentifier:)) ?? VenueClock(utcOffsetMinutes: 0)
+            byZone[zone] = clock
+            return clock.localHour(at: date).hour
+        }
     }
 
     /// The next instant, from `date`, at which it is `hour` (its middle) in the venue's zone (UTC
@@ -146,14 +160,6 @@ struct PagesController: Sendable {
         // Foundation's weekdays: Sunday 1 … Saturday 7; ISO's: Monday 1 … Sunday 7.
         let components = DateComponents(hour: hour.hour, minute: 30, weekday: hour.weekday % 7 + 1)
         return calendar.nextDate(after: date, matching: components, matchingPolicy: .nextTime) ?? date
-    }
-
-    /// The venue-local hour of `date` by the venue's zone, as the search index's clock tells it
-    /// (UTC for a venue without a zone, or a zone Foundation does not know: a guess, only for
-    /// which hour its strip shows).
-    static func localHour(of venue: Venue, at date: Date) -> Int {
-        let clock = venue.timezone.flatMap(VenueClock.init(timeZoneIdentifier:)) ?? VenueClock(utcOffsetMinutes: 0)
-        return clock.localHour(at: date).hour
     }
 
     static func result(_ hit: VenueFinder.Hit, cell: LoudnessReads.Cell?, showDistance: Bool) -> [String: Any] {

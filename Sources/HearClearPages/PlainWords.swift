@@ -34,7 +34,7 @@ enum PlainWords {
         cell.character?.conversation ?? ConversationBand(calibratedDB: cell.levelDB)
     }
 
-    static func hour(_ hour: Int) -> String { String(format: "%02d:00", hour) }
+    static func hour(_ hour: Int) -> String { hour < 10 ? "0\(hour):00" : "\(hour):00" }
 
     /// The options of a day `<select>` (ISO weekdays, Monday 1), `selected` marked.
     static func dayOptions(selected: Int?) -> [[String: Any]] {
@@ -49,11 +49,11 @@ enum PlainWords {
     }
 
     /// `72.4 dB`.
-    static func decibels(_ level: Double) -> String { String(format: "%.1f dB", level) }
+    static func decibels(_ level: Double) -> String { fixed(level, decimals: 1) + " dB" }
 
     /// `350 m`, `1.2 km`.
     static func distance(_ metres: Double) -> String {
-        metres < 1_000 ? "\(Int(metres.rounded())) m" : String(format: "%.1f km", metres / 1_000)
+        metres < 1_000 ? "\(Int(metres.rounded())) m" : fixed(metres / 1_000, decimals: 1) + " km"
     }
 
     static func soundClass(_ label: SoundClass) -> String {
@@ -72,6 +72,23 @@ enum PlainWords {
         guard count > 1 else { return palette[0] }
         let position = Int((Double(index) * Double(palette.count - 1) / Double(count - 1)).rounded())
         return palette[min(max(position, 0), palette.count - 1)]
+    }
+
+    /// `value` with `decimals` digits after the point (0–9), rounded half away from zero: what
+    /// `String(format: "%.Nf")` writes but for values exactly half-way in binary, without
+    /// Foundation's formatter (a microsecond a number, thousands on a page of results).
+    static func fixed(_ value: Double, decimals: Int) -> String {
+        guard value.isFinite else { return String(value) }
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        let scaled = (abs(value) * scale).rounded()
+        guard scaled < 9.0e15 else { return String(value) }
+        let whole = Int64(scaled)
+        let unit = Int64(scale)
+        var digits = String(whole % unit)
+        if digits.count < decimals { digits = String(repeating: "0", count: decimals - digits.count) + digits }
+        let sign = value.sign == .minus ? "-" : ""
+        return decimals == 0 ? sign + String(whole) : sign + String(whole / unit) + "." + digits
     }
 
     /// `text` escaped for HTML and XML text and attribute values.

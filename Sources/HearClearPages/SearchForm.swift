@@ -67,6 +67,9 @@ struct SearchForm {
         return "\(PlainWords.dayNames[day - 1]) \(PlainWords.hour(hour)), each venue's own time"
     }
 
+    /// The text fields as sent, shown again in the form.
+    var rawValues: (q: String, lat: String, lon: String) { (raw["q"] ?? "", raw["lat"] ?? "", raw["lon"] ?? "") }
+
     /// What the form shows again: the values as sent, selects with the chosen option.
     func values(bands: Bands) -> [String: Any] {
         [

@@ -115,6 +115,19 @@ struct WeekChart {
 
     /// A venue's week at one venue-local hour, Monday first: a short day name and the rounded
     /// level on each (colour beside, never alone), and the whole in words for screen readers.
+    /// One day of a result's strip: its colour class, its level (`–` for none), whether it is
+    /// estimated, and what a screen reader says of it.
+    static func stripDay(_ cell: LoudnessReads.Cell?, day: Int, bands: Bands) -> (
+        colour: String, level: String, estimated: Bool, words: String
+    ) {
+        guard let cell else { return ("empty", "–", false, PlainWords.dayNames[day] + ": no data") }
+        return (
+            colourClass(cell, bands: bands), String(Int(cell.levelDB.rounded())), cell.estimated,
+            PlainWords.dayNames[day] + ": " + PlainWords.level(label: cell.label).lowercased() + ", "
+                + PlainWords.decibels(cell.levelDB) + (cell.estimated ? ", estimated" : "")
+        )
+    }
+
     static func strip(_ week: [LoudnessReads.Cell?], hour: Int, bands: Bands) -> [String: Any] {
         [
             "hour": PlainWords.hour(hour),

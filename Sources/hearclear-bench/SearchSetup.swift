@@ -147,7 +147,7 @@ extension SearchLoadtest {
             put.method = .PUT
             put.headers.add(name: "Content-Type", value: "application/json")
             let details: [String: Any] = [
-                "name": "Search bench venue \(venue)", "latitude": place.latitude, "longitude": place.longitude,
+                "name": Self.name(of: venue), "latitude": place.latitude, "longitude": place.longitude,
                 "timezone": "Australia/Sydney", "category": ["pub", "cafe", "restaurant", "bar"][venue % 4],
             ]
             put.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: details)))
@@ -255,5 +255,20 @@ extension SearchLoadtest {
     static func minutes(_ seconds: Double) -> String {
         let whole = Int(seconds.rounded())
         return whole < 60 ? "\(whole) s" : String(format: "%d min %02d s", whole / 60, whole % 60)
+    }
+
+    /// Words of the city's names: venue `i` is called "<adjective> <noun> <i>", e.g. "Quiet Tavern 17"
+    /// (`scripts/bench-search.sh` searches by their starts).
+    static let nameAdjectives = [
+        "Quiet", "Golden", "Red", "Old", "Corner", "Little", "Royal", "Green", "Blue", "Silver", "Crown", "Café",
+        "Night", "River", "Garden", "Market",
+    ]
+    static let nameNouns = [
+        "Tavern", "Arms", "Kitchen", "Bar", "Lounge", "House", "Room", "Table", "Cellar", "Terrace", "Club", "Inn",
+        "Bistro", "Hall", "Yard", "Deli",
+    ]
+
+    static func name(of venue: Int) -> String {
+        "\(nameAdjectives[venue % nameAdjectives.count]) \(nameNouns[(venue / nameAdjectives.count) % nameNouns.count]) \(venue)"
     }
 }

@@ -55,9 +55,11 @@ struct NameSearcher {
         let afterTuple = after.map { ($0.distanceMetres, afterKey ?? "", $0.venueID) }
         var candidates: [Candidate] = []
 
+        let keys = table.nameKeys
         func consider(_ slot: Int32) {
-            guard let venue = table.venues[Int(slot)], let key = venue.nameKey,
-                NameWords.key(key, startsWordsWith: words)
+            // The key first, by slot: most venues read fail there, before their record is copied.
+            guard let key = keys[Int(slot)], NameWords.key(key, startsWordsWith: words),
+                let venue = table.venues[Int(slot)]
             else { return }
             if let categoryNumber, venue.category != categoryNumber { return }
             var distance = 0.0
@@ -92,7 +94,7 @@ struct NameSearcher {
         } else if let bucket {
             for slot in bucket { consider(slot) }
         } else {
-            for slot in table.venues.indices where table.venues[slot] != nil { consider(Int32(slot)) }
+            for slot in keys.indices where keys[slot] != nil { consider(Int32(slot)) }
         }
 
         let page = Searcher.smallest(max(0, limit), of: candidates) {

@@ -44,6 +44,9 @@ struct VenueTable: Sendable {
     /// Venues by the first two and the first three scalars of each word of their name key (words
     /// of one scalar are in none): where a search by name with such a word looks.
     private(set) var nameBuckets: [String: Set<Int32>] = [:]
+    /// By slot: the venue's name key (``IndexedVenue/nameKey``), read by a search by name
+    /// without copying the venue's record.
+    private(set) var nameKeys: [String?] = []
     /// What the venues take, estimated (``IndexedVenue/estimatedBytes``).
     private(set) var bytes = 0
     /// Venues with a `venue_levels` row.
@@ -73,9 +76,11 @@ struct VenueTable: Sendable {
         if let free = freeSlots.popLast() {
             slot = free
             venues[Int(slot)] = venue
+            nameKeys[Int(slot)] = venue.nameKey
         } else {
             slot = Int32(venues.count)
             venues.append(venue)
+            nameKeys.append(venue.nameKey)
         }
         slotByID[row.venue.id] = slot
         slotByExternalID[row.venue.externalID] = slot
@@ -137,6 +142,7 @@ struct VenueTable: Sendable {
         slotByID[venue.venue.id] = nil
         slotByExternalID[venue.venue.externalID] = nil
         venues[Int(slot)] = nil
+        nameKeys[Int(slot)] = nil
         freeSlots.append(slot)
         bytes -= venue.estimatedBytes
         if venue.levels != nil { venuesWithLevels -= 1 }
@@ -225,8 +231,8 @@ extension IndexedVenue {
         var bytes = MemoryLayout<IndexedVenue?>.stride
         // Zones and categories are shared (``VenueTable/share(_:)``), counted once there.
         bytes += heap(venue.externalID) + heap(venue.name) + heap(venue.address) + heap(nameKey)
-        // Its places in the name buckets: two per word (a set's slot of 4 bytes, at most 3/4 full).
-        bytes += 2 * 6 * (nameKey?.utf8.count(where: { $0 == 0x20 }) ?? 0)
+        // Its key again by slot, and its places in the name buckets: two per word (a set's slot of 4 bytes, at most 3/4 full).
+        bytes += 16 + 2 * 6 * (nameKey?.utf8.count(where: { $0 == 0x20 }) ?? 0)
         // Grid cell: slot, latitude, longitude, point, id, category, levels; lookups: id and
         // external id entries.
         bytes += 4 + 8 + 8 + MemoryLayout<SphereDistance.Point>.stride + 8 + 4 + 8

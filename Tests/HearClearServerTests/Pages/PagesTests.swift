@@ -130,6 +130,12 @@ struct PagesTests {
                 uri: "/?q=The+Ar&lat=&lon=&when=now&day=1&hour=0&band=", method: .get)
             #expect(asSent.body.string.contains("<a href=\"/venues/arms\">The Arms</a>"))
             #expect(asSent.body.string.contains("value=\"The Ar\""))
+            // Words in any order, case and accents folded (issue 40).
+            let anyOrder = try await client.execute(uri: "/?q=ARMS+th%C3%A9&when=now", method: .get)
+            #expect(anyOrder.body.string.contains("<a href=\"/venues/arms\">The Arms</a>"))
+            let other = try await client.execute(uri: "/?q=arms+pub&when=now", method: .get)
+            #expect(!other.body.string.contains("<a href=\"/venues/arms\">The Arms</a>"))
+            #expect(other.body.string.contains("No venue found"))
             let long = String(repeating: "a", count: 101)
             let bad = try await client.execute(uri: "/?q=\(long)", method: .get)
             #expect(bad.status == .unprocessableContent)

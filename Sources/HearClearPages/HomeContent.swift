@@ -1,0 +1,223 @@
+import HearClearEngine
+import LoudnessCore
+
+/// The content of "Find a quiet place" — the form and the results — written as HTML by Swift, not
+/// by the template engine (docs/ARCHITECTURE.md, "Pages for people", "Result pages"): a page of 20
+/// results with their strips is about a thousand values, and Mustache looks each one up through
+/// the runtime's dynamic casts (a millisecond a page, most of its cost). Every value goes through
+/// ``HTMLText``, which escapes it; `home.mustache` places this content in the layout.
+struct HomeContent {
+    /// One venue found, as the page shows it.
+    struct Result {
+        var name: String
+        var href: String
+        var latitude: Double
+        var longitude: Double
+        var address: String?
+        /// Shown with coordinates only.
+        var distanceMetres: Double?
+        var cell: LoudnessReads.Cell?
+        var overall: (levelDB: Double, label: String)?
+        /// Its cells at one venue-local hour on each day, Monday first.
+        var week: [LoudnessReads.Cell?]
+        var stripHour: Int
+    }
+
+    let form: SearchForm
+    let bands: Bands
+    let searched: Bool
+    let results: [Result]
+    /// The map's tile server and attribution, when the service has one.
+    let map: PageMap?
+
+    func html() -> String {
+        let out = HTMLText()
+        out.reserve(searched ? 6_000 + 1_600 * results.count : 4_000)
+        out.raw("<h1>Find a quiet place</h1>\n")
+        if !form.errors.isEmpty {
+            out.raw("<div class=\"errors\" role=\"alert\"><p>Please check the form:</p><ul>")
+            for error in form.errors { out.raw("<li>").text(error).raw("</li>") }
+            out.raw("</ul></div>\n")
+        }
+        writeForm(out)
+        if searched { writeResults(out) }
+        return out.html
+    }
+
+    private func writeForm(_ out: HTMLText) {
+        let values = form.rawValues
+        out.raw(
+            """
+            <form class="search" method="get" action="/">
+              <fieldset>
+                <legend>Where</legend>
+                <p><label for="q">Venue name</label>
+                <input id="q" name="q" type="search" maxlength="100" value="
+            """
+        ).text(values.q).raw(
+            """
+            " autocomplete="off"></p>
+                <p class="near-me" hidden><button type="button" id="near-me">Near me</button> <span id="near-me-status" role="status"></span></p>
+                <p class="or">or near coordinates</p>
+                <div class="pair">
+                  <p><label for="lat">Latitude</label> <input id="lat" name="lat" inputmode="decimal" value="
+            """
+        ).text(values.lat).raw(
+            """
+            " placeholder="51.5072"></p>
+                  <p><label for="lon">Longitude</label> <input id="lon" name="lon" inputmode="decimal" value="
+            """
+        ).text(values.lon).raw(
+            """
+            " placeholder="-0.1276"></p>
+                </div>
+              </fieldset>
+              <fieldset>
+                <legend>When</legend>
+                <p><input id="when-now" type="radio" name="when" value="now"
+            """
+        )
+        if form.day == nil { out.raw(" checked") }
+        out.raw(
+            "> <label for=\"when-now\">Now</label></p>\n    <p><input id=\"when-at\" type=\"radio\" name=\"when\" value=\"at\""
+        )
+        if form.day != nil { out.raw(" checked") }
+        out.raw(
+            """
+            > <label for="when-at">On a day, at an hour (the venue's own time)</label></p>
+                <div class="pair">
+                  <p><label for="day">Day</label> <select id="day" name="day">
+            """)
+        for (index, name) in PlainWords.dayNames.enumerated() {
+            option(out, value: String(index + 1), name: name, selected: form.day == index + 1)
+        }
+        out.raw("</select></p>\n      <p><label for=\"hour\">Hour</label> <select id=\"hour\" name=\"hour\">")
+        for hour in 0..<24 {
+            option(out, value: String(hour), name: PlainWords.hour(hour), selected: form.hour == hour)
+        }
+        out.raw(
+            """
+            </select></p>
+                </div>
+              </fieldset>
+              <fieldset>
+                <legend>How quiet</legend>
+                <p><label for="band">Level</label> <select id="band" name="band"><option value="">Any level</option>
+            """)
+        for (index, band) in bands.bands.enumerated() {
+            option(
+                out, value: band.label, name: "At most " + PlainWords.level(label: band.label).lowercased(),
+                selected: form.bandIndex == index)
+        }
+        out.raw(
+            """
+            </select></p>
+                <p><input id="talk" type="checkbox" name="talk" value="easy"
+            """)
+        if form.easyToTalk { out.raw(" checked") }
+        out.raw(
+            """
+            > <label for="talk">Easy to talk</label></p>
+              </fieldset>
+              <p><button type="submit">Search</button></p>
+            </form>
+
+            """)
+    }
+
+    private func option(_ out: HTMLText, value: String, name: String, selected: Bool) {
+        out.raw("<option value=\"").text(value).raw(selected ? "\" selected>" : "\">").text(name).raw("</option>")
+    }
+
+    private func writeResults(_ out: HTMLText) {
+        out.raw("<section aria-labelledby=\"results-heading\">\n<h2 id=\"results-heading\">Results for ")
+            .text(form.whenText).raw("</h2>\n")
+        if let map, !results.isEmpty {
+            out.raw(
+                "<div id=\"map\" class=\"map\" hidden role=\"region\" aria-label=\"Map of the results\" data-tiles=\""
+            ).text(map.tilesURL).raw("\" data-attribution=\"").text(map.attribution).raw("\"></div>\n")
+        }
+        if results.isEmpty {
+            out.raw("<p>No venue found. Try another name, a wider choice of levels, or another hour.</p>\n")
+        }
+        out.raw("<ol class=\"results\">\n")
+        for result in results { write(result, to: out) }
+        out.raw("</ol>\n</section>\n")
+    }
+
+    private func write(_ result: Result, to out: HTMLText) {
+        out.raw("  <li data-lat=\"").raw(PlainWords.fixed(result.latitude, decimals: 5))
+            .raw("\" data-lon=\"").raw(PlainWords.fixed(result.longitude, decimals: 5)).raw("\">\n")
+        out.raw("    <h3><a href=\"").text(result.href).raw("\">").text(result.name).raw("</a></h3>\n")
+        if let address = result.address { out.raw("    <p class=\"address\">").text(address).raw("</p>\n") }
+        if let distance = result.distanceMetres {
+            out.raw("    <p>").text(PlainWords.distance(distance)).raw(" away</p>\n")
+        }
+        if let cell = result.cell {
+            out.raw("    <p class=\"level\"><strong>").text(PlainWords.level(label: cell.label)).raw("</strong> (")
+                .text(PlainWords.decibels(cell.levelDB)).raw(", ").text(cell.label).raw(") at ")
+                .text(PlainWords.dayNames[cell.localHour.weekday - 1]).raw(" ").text(
+                    PlainWords.hour(cell.localHour.hour))
+            if cell.estimated { out.raw(" — <em>estimated</em>, no check-ins of its own") }
+            out.raw("</p>\n    <p>Conversation: ").text(PlainWords.conversation(PlainWords.conversationBand(cell)))
+                .raw("</p>\n")
+        } else if let overall = result.overall {
+            out.raw("    <p class=\"level\">Usually: <strong>").text(PlainWords.level(label: overall.label))
+                .raw("</strong> (").text(PlainWords.decibels(overall.levelDB)).raw(")</p>\n")
+        } else {
+            out.raw("    <p>Not measured at this hour yet.</p>\n")
+        }
+        let hour = PlainWords.hour(result.stripHour)
+        out.raw("    <p class=\"strip-caption\" aria-hidden=\"true\">Each day at ").text(hour)
+            .raw(", dB (* estimated):</p>\n    <ol class=\"strip\" aria-label=\"Each day at ").text(hour).raw("\">")
+        for (day, cell) in result.week.enumerated() {
+            let strip = WeekChart.stripDay(cell, day: day, bands: bands)
+            out.raw("<li class=\"").text(strip.colour).raw("\"><span aria-hidden=\"true\">")
+                .text(PlainWords.shortDayNames[day]).raw("<br>").text(strip.level)
+            if strip.estimated { out.raw("*") }
+            out.raw("</span><span class=\"visually-hidden\">").text(strip.words).raw("</span></li>")
+        }
+        out.raw("</ol>\n  </li>\n")
+    }
+}
+
+/// HTML being written: ``raw(_:)`` for the page's own markup, ``text(_:)`` for every value,
+/// escaped for text and attribute values (`&`, `<`, `>`, `"`, `'`). A class, so that calls chain
+/// (`out.raw(…).text(…)`); one page's, never shared.
+final class HTMLText {
+    private(set) var html = ""
+
+    func reserve(_ bytes: Int) { html.reserveCapacity(bytes) }
+
+    @discardableResult
+    func raw(_ markup: String) -> HTMLText {
+        html += markup
+        return self
+    }
+
+    @discardableResult
+    func text(_ value: String) -> HTMLText {
+        let utf8 = value.utf8
+        var start = utf8.startIndex
+        var index = start
+        while index != utf8.endIndex {
+            let entity: String? =
+                switch utf8[index] {
+                case UInt8(ascii: "&"): "&amp;"
+                case UInt8(ascii: "<"): "&lt;"
+                case UInt8(ascii: ">"): "&gt;"
+                case UInt8(ascii: "\""): "&quot;"
+                case UInt8(ascii: "'"): "&#39;"
+                default: nil
+                }
+            if let entity {
+                html += value[start..<index]
+                html += entity
+                start = utf8.index(after: index)
+            }
+            index = utf8.index(after: index)
+        }
+        html += value[start..<utf8.endIndex]
+        return self
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+@testable import HearClearPages
+
+/// The pages' own number formatting and escaping, which replaced Foundation's formatter and the
+/// template engine on the result pages (`HomeContent`).
+@Suite("Page text: numbers as printf writes them, values escaped")
+struct PageTextTests {
+    @Test("fixed(_:decimals:) writes what String(format: \"%.Nf\") writes")
+    func fixed() {
+        var random = SystemRandomNumberGenerator()
+        var values: [Double] = [0, -0, 0.04, -0.04, 0.05, 9.95, 72.4, -33.86880, 151.2093, 1e6 + 0.25, -179.999995]
+        for _ in 0..<5_000 { values.append(Double.random(in: -200...200, using: &random)) }
+        for value in values {
+            for decimals in [1, 5] {
+                let printf = String(format: "%.\(decimals)f", value)
+                let ours = PlainWords.fixed(value, decimals: decimals)
+                // Printf rounds the exact binary value, which differs from ours only for a value
+                // within 1e-6 of a half-way point.
+                let halfway =
+                    abs((abs(value) * pow(10, Double(decimals))).truncatingRemainder(dividingBy: 1) - 0.5) < 1e-6
+                if !halfway {
+                    #expect(ours == printf, "\(value) %.\(decimals)f")
+                }
+            }
+        }
+        #expect(PlainWords.decibels(72.44) == "72.4 dB")
+        #expect(PlainWords.distance(1_250) == "1.3 km")
+        #expect(PlainWords.hour(7) == "07:00")
+        #expect(PlainWords.hour(21) == "21:00")
+    }
+
+    @Test("HTMLText escapes every value, character by character, and keeps the rest")
+    func escaping() {
+        let out = HTMLText()
+        out.raw("<p title=\"").text("a\"b'c").raw("\">").text("<script>&amp; café 東京</script>").raw("</p>")
+        #expect(out.html == "<p title=\"a&quot;b&#39;c\">&lt;script&gt;&amp;amp; café 東京&lt;/script&gt;</p>")
+        #expect(HTMLText().text("").html == "")
+    }
+}
