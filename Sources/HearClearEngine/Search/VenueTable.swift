@@ -47,6 +47,10 @@ struct VenueTable: Sendable {
     /// By slot: the venue's name key (``IndexedVenue/nameKey``), read by a search by name
     /// without copying the venue's record.
     private(set) var nameKeys: [String?] = []
+    /// By slot: the venue's id and category number (−1 for none; −2 for a free slot), for the
+    /// same reason.
+    private(set) var slotIDs: [Int64] = []
+    private(set) var slotCategories: [Int32] = []
     /// What the venues take, estimated (``IndexedVenue/estimatedBytes``).
     private(set) var bytes = 0
     /// Venues with a `venue_levels` row.
@@ -77,10 +81,14 @@ struct VenueTable: Sendable {
             slot = free
             venues[Int(slot)] = venue
             nameKeys[Int(slot)] = venue.nameKey
+            slotIDs[Int(slot)] = row.venue.id
+            slotCategories[Int(slot)] = category
         } else {
             slot = Int32(venues.count)
             venues.append(venue)
             nameKeys.append(venue.nameKey)
+            slotIDs.append(row.venue.id)
+            slotCategories.append(category)
         }
         slotByID[row.venue.id] = slot
         slotByExternalID[row.venue.externalID] = slot
@@ -143,6 +151,7 @@ struct VenueTable: Sendable {
         slotByExternalID[venue.venue.externalID] = nil
         venues[Int(slot)] = nil
         nameKeys[Int(slot)] = nil
+        slotCategories[Int(slot)] = -2
         freeSlots.append(slot)
         bytes -= venue.estimatedBytes
         if venue.levels != nil { venuesWithLevels -= 1 }
@@ -231,8 +240,8 @@ extension IndexedVenue {
         var bytes = MemoryLayout<IndexedVenue?>.stride
         // Zones and categories are shared (``VenueTable/share(_:)``), counted once there.
         bytes += heap(venue.externalID) + heap(venue.name) + heap(venue.address) + heap(nameKey)
-        // Its key again by slot, and its places in the name buckets: two per word (a set's slot of 4 bytes, at most 3/4 full).
-        bytes += 16 + 2 * 6 * (nameKey?.utf8.count(where: { $0 == 0x20 }) ?? 0)
+        // Its key, id and category again by slot, and its places in the name buckets: two per word (a set's slot of 4 bytes, at most 3/4 full).
+        bytes += 16 + 8 + 4 + 2 * 6 * (nameKey?.utf8.count(where: { $0 == 0x20 }) ?? 0)
         // Grid cell: slot, latitude, longitude, point, id, category, levels; lookups: id and
         // external id entries.
         bytes += 4 + 8 + 8 + MemoryLayout<SphereDistance.Point>.stride + 8 + 4 + 8
