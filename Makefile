@@ -10,15 +10,20 @@ SOUND_CHARACTER_DIR ?= $(or $(TMPDIR),/tmp)/hearclear-sound-character
 # Where scripts/sound-character/real.py keeps the Debian packages it fetches and the real set it cuts.
 SOUND_CHARACTER_REAL_DIR ?= $(or $(TMPDIR),/tmp)/hearclear-sound-real
 
-.PHONY: deps build release run test test-under-load contract pages-browser generate sound-character sound-character-real format loadtest ingest-ceiling sample-bytes clean
+.PHONY: deps deps-run build release run test test-under-load contract pages-browser generate sound-character sound-character-real format loadtest ingest-ceiling sample-bytes clean
 
+# Everything: what serving needs and the test tools (chromium, stress-ng, sox, espeak-ng, the
+# Python of the tests). `make run`, `build` and `release` install only what serving needs.
 deps:
-	@./scripts/deps.sh
+	@./scripts/deps.sh test
 
-build: deps
+deps-run:
+	@./scripts/deps.sh run
+
+build: deps-run
 	$(SWIFT) build
 
-release: deps
+release: deps-run
 	$(SWIFT) build -c release
 
 run: build
