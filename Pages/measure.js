@@ -439,7 +439,7 @@
       if (outcome.outcome === "sent") {
         say($("result-sent"), "Sent: thank you. It counts in " + venueName + "'s week once HearClear has judged it " +
           "(seconds).");
-        showWeek();
+        showWeek(0);
       } else if (outcome.outcome === "keep") {
         say($("result-sent"), "Not sent yet (" + (outcome.status ? "the server answered " + outcome.status :
           "no connection") + "). It is kept in this browser and sent when this page is next open.");
@@ -450,14 +450,27 @@
     });
   }
 
-  function showWeek() {
-    fetch("/api/v2/venues/" + encodeURIComponent(venueID), { headers: { Accept: "application/json" } })
-      .then(function (response) { return response.ok ? response.json() : null; })
-      .then(function (venue) {
-        if (!venue) return;
-        say($("result-count"), venue.name + " now has " + venue.checkins + " check-in" + (venue.checkins === 1 ? "" : "s") + ".");
-        $("result-week-image").src = "/venues/" + encodeURIComponent(venueID) + "/week.svg?t=" + Date.now();
-        $("result-week").hidden = false;
-      }, function () {});
+  function venueCount() {
+    return fetch("/api/v2/venues/" + encodeURIComponent(venueID), { headers: { Accept: "application/json" }, cache: "no-store" })
+      .then(function (response) { return response.ok ? response.json() : null; }, function () { return null; });
+  }
+
+  var countBefore = null;
+  venueCount().then(function (venue) { if (venue) countBefore = venue.checkins; });
+
+  // The venue's count and week once they include this check-in (the server's answers are cached
+  // for a few seconds): asked again every 2 s, 10 times at most.
+  function showWeek(tries) {
+    tries = tries || 0;
+    venueCount().then(function (venue) {
+      if (!venue) return;
+      var counted = countBefore === null || venue.checkins > countBefore;
+      if (!counted && tries < 10) return setTimeout(function () { showWeek(tries + 1); }, 2000);
+      say($("result-count"), venue.name + " has " + venue.checkins + " check-in" + (venue.checkins === 1 ? "" : "s") +
+        (counted ? ", yours among them." : "; yours will count in a moment."));
+      $("result-week-image").src = "/venues/" + encodeURIComponent(venueID) + "/week.svg?t=" + Date.now();
+      $("result-week").hidden = false;
+      if (countBefore !== null) countBefore = venue.checkins;
+    });
   }
 })();
