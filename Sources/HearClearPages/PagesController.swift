@@ -375,7 +375,10 @@ struct PagesController: Sendable {
         }
         let chosen = testSeconds ?? Self.measureLengths[0]
         var lengths = Self.measureLengths.map { seconds -> [String: Any] in
-            ["value": seconds, "name": "\(seconds / 60) minute\(seconds == 60 ? "" : "s")", "selected": seconds == chosen]
+            [
+                "value": seconds, "name": "\(seconds / 60) minute\(seconds == 60 ? "" : "s")",
+                "selected": seconds == chosen,
+            ]
         }
         if let testSeconds, !Self.measureLengths.contains(testSeconds) {
             lengths.insert(["value": testSeconds, "name": "\(testSeconds) seconds", "selected": true], at: 0)

@@ -139,7 +139,8 @@ struct ValidationTests {
             object["capture"] = ["autoGainControl": true, "noiseSuppression": false, "echoCancellation": false]
         },
         .changed("a browser's noise suppression left on", "/capture/noiseSuppression") { object in
-            object["capture"] = ["autoGainControl": false, "noiseSuppression": true, "echoCancellation": NSNull()] as JSONObject
+            object["capture"] =
+                ["autoGainControl": false, "noiseSuppression": true, "echoCancellation": NSNull()] as JSONObject
         },
         .changed("a browser's echo cancellation left on", "/capture/echoCancellation") { object in
             object["capture"] = ["echoCancellation": true]
@@ -225,7 +226,8 @@ struct ValidationTests {
     func captureOffPasses() async throws {
         try await withRouterApp { client, database in
             var object = Fixture.checkin()
-            object["capture"] = ["autoGainControl": false, "noiseSuppression": false, "echoCancellation": NSNull()] as JSONObject
+            object["capture"] =
+                ["autoGainControl": false, "noiseSuppression": false, "echoCancellation": NSNull()] as JSONObject
             let response = try await client.execute(
                 uri: "/api/v2/checkins", method: .post, headers: Fixture.jsonHeaders, body: Fixture.bytes(object))
             #expect(response.status == .created, "\(String(buffer: response.body))")

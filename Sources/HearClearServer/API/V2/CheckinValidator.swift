@@ -132,8 +132,12 @@ struct CheckinValidator {
             rules.fail("/device/os/name", "must be a letter then letters, digits, spaces or . _ - (e.g. \"iOS\")")
             valid = false
         }
-        if let version, !Self.matches(version, first: Self.letters + Self.digits, rest: Self.letters + Self.digits + "._-") {
-            rules.fail("/device/os/version", "must be letters, digits or . _ - (e.g. \"18.1\"), starting with a letter or digit")
+        if let version,
+            !Self.matches(version, first: Self.letters + Self.digits, rest: Self.letters + Self.digits + "._-")
+        {
+            rules.fail(
+                "/device/os/version",
+                "must be letters, digits or . _ - (e.g. \"18.1\"), starting with a letter or digit")
             valid = false
         }
         guard valid, let name, let version else { return nil }
