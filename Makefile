@@ -67,6 +67,8 @@ contract: deps
 
 # The pages for people in Debian's chromium (Playwright, axe-core), every step by keyboard, against
 # a small simulated city on a scratch server; screenshots in screenshots/pages (part of `make test`).
+# Then /measure with generated WAVs as the microphone against `hearclear meter` (sox, espeak-ng;
+# about four minutes: each signal is measured in real time).
 pages-browser: deps
 	$(SWIFT) build --product hearclear
 	$(SWIFT) build --product hearclear-bench

@@ -29,6 +29,9 @@ struct PagesController: Sendable {
         router.get("/", use: home)
         router.get("pages.css") { request, _ in renderer.styleSheetResponse(to: request) }
         router.get("pages.js") { request, _ in renderer.scriptResponse(to: request) }
+        router.get("measure.js") { request, _ in renderer.asset(renderer.measureScript, to: request) }
+        router.get("meter-worklet.js") { request, _ in renderer.asset(renderer.meterWorklet, to: request) }
+        router.get("measure", use: measure)
         if let leaflet {
             for (name, file) in leaflet.files {
                 router.get(RouterPath("leaflet/" + name)) { request, _ in renderer.asset(file, to: request) }
@@ -267,6 +270,7 @@ struct PagesController: Sendable {
             "href": "/venues/\(venue.externalID)",
             "svgHref": "/venues/\(venue.externalID)/week.svg",
             "reportHref": "/venues/\(venue.externalID)/report",
+            "measureHref": "/measure?venue=\(venue.externalID)",
             "name": venue.name,
             "address": venue.address ?? "",
             "hasAddress": venue.address != nil,
@@ -353,6 +357,54 @@ struct PagesController: Sendable {
                 body: Array(svg.utf8), contentType: "image/svg+xml; charset=utf-8",
                 headers: renderer.headers, keepFor: nil)
         }
+    }
+
+    // MARK: Measure here
+
+    /// Lengths offered, seconds; `?seconds=N` (10 … 300) adds N, for tests and short visits.
+    static let measureLengths = [60, 120, 180, 240, 300]
+    static let measureSeconds = 10...300
+
+    /// `/measure`, `/measure?venue={id}`: the meter in the browser (`measure.js`). Without a
+    /// venue, the page finds one through the API; an unknown venue is 404, a bad `seconds` 422.
+    @Sendable func measure(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let query = FormBody(encoded: request.uri.query ?? "")
+        var testSeconds: Int?
+        if let raw = query["seconds"] {
+            guard let value = Int(raw), Self.measureSeconds.contains(value) else {
+                return renderer.page(
+                    "error",
+                    ["title": "Measure here", "message": "“seconds” must be a whole number from 10 to 300."],
+                    status: .unprocessableContent, to: request, cacheControl: "no-store")
+            }
+            testSeconds = value
+        }
+        let chosen = testSeconds ?? Self.measureLengths[0]
+        var lengths = Self.measureLengths.map { seconds -> [String: Any] in
+            [
+                "value": seconds, "name": "\(seconds / 60) minute\(seconds == 60 ? "" : "s")",
+                "selected": seconds == chosen,
+            ]
+        }
+        if let testSeconds, !Self.measureLengths.contains(testSeconds) {
+            lengths.insert(["value": testSeconds, "name": "\(testSeconds) seconds", "selected": true], at: 0)
+        }
+        var object: [String: Any] = [
+            "title": "Measure here", "seconds": chosen, "lengths": lengths, "testSeconds": testSeconds ?? false,
+        ]
+        if let raw = query["venue"] {
+            let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~:-")
+            guard (1...128).contains(raw.count), raw.allSatisfy(allowed.contains) else { return notFound(request) }
+            let bands = try await cache.currentBands()
+            guard let sheet = try await loudness.sheet(externalID: raw, bands: bands) else { return notFound(request) }
+            let venue = sheet.grid.venue
+            object["title"] = "Measure at \(venue.name)"
+            object["venue"] = [
+                "id": venue.externalID, "name": venue.name, "address": venue.address ?? "",
+                "hasAddress": venue.address != nil,
+            ]
+        }
+        return renderer.page("measure", object, to: request, cacheControl: "no-store")
     }
 
     // MARK: This was wrong

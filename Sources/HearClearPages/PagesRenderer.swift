@@ -13,16 +13,23 @@ struct PagesRenderer: Sendable {
     let library: MustacheLibrary
     let styleSheet: Asset
     let script: Asset
+    /// `/measure`'s script and the AudioWorklet module it loads (docs/ARCHITECTURE.md, "Measure here").
+    let measureScript: Asset
+    let meterWorklet: Asset
     /// Sent with every page: ``securityHeaders(map:)`` of the configured map.
     let headers: HTTPFields
 
-    static let requiredTemplates = ["layout", "home", "venue", "report", "error"]
+    static let requiredTemplates = ["layout", "home", "venue", "report", "error", "measure"]
 
     init(directory: String, map: PageMap? = nil) throws {
         let folder = TemplateFolder(directory, what: "page")
         library = try folder.templates(required: Self.requiredTemplates)
         styleSheet = Asset(try folder.file("pages.css", kind: "style sheet"), contentType: "text/css; charset=utf-8")
         script = Asset(try folder.file("pages.js", kind: "script"), contentType: "text/javascript; charset=utf-8")
+        measureScript = Asset(
+            try folder.file("measure.js", kind: "script"), contentType: "text/javascript; charset=utf-8")
+        meterWorklet = Asset(
+            try folder.file("meter-worklet.js", kind: "script"), contentType: "text/javascript; charset=utf-8")
         headers = Self.securityHeaders(map: map)
     }
 
@@ -87,16 +94,18 @@ struct PagesRenderer: Sendable {
             cacheControl: "public, max-age=3600", headers: headers)
     }
 
-    /// No framing; scripts, styles, images and forms from here only (with a map, its tiles from
-    /// the tile server too); no referrer sent elsewhere (no tracking, and nothing from elsewhere
-    /// to track with).
+    /// No framing; scripts (and `/measure`'s AudioWorklet module), styles, images, forms and
+    /// requests (`/measure` calls the API) from here only (with a map, its tiles from the tile
+    /// server too); no referrer sent elsewhere (no tracking, and nothing from elsewhere to track
+    /// with); the microphone and location only for this origin.
     static func securityHeaders(map: PageMap?) -> HTTPFields {
         let images = map.map { "'self' \($0.origin)" } ?? "'self'"
         return [
             .contentSecurityPolicy:
-                "default-src 'none'; script-src 'self'; style-src 'self'; img-src \(images); form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+                "default-src 'none'; script-src 'self'; style-src 'self'; img-src \(images); connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
             HTTPField.Name("X-Content-Type-Options")!: "nosniff",
             HTTPField.Name("Referrer-Policy")!: "same-origin",
+            HTTPField.Name("Permissions-Policy")!: "microphone=(self), geolocation=(self), camera=()",
         ]
     }
 }

@@ -135,6 +135,16 @@ struct ValidationTests {
         .changed("device.os as a string", "/device/os") { object in
             setNested(&object, "device", "os", "iOS 18.1")
         },
+        .changed("a browser's automatic gain control left on", "/capture/autoGainControl") { object in
+            object["capture"] = ["autoGainControl": true, "noiseSuppression": false, "echoCancellation": false]
+        },
+        .changed("a browser's noise suppression left on", "/capture/noiseSuppression") { object in
+            object["capture"] =
+                ["autoGainControl": false, "noiseSuppression": true, "echoCancellation": NSNull()] as JSONObject
+        },
+        .changed("a browser's echo cancellation left on", "/capture/echoCancellation") { object in
+            object["capture"] = ["echoCancellation": true]
+        },
         Case("a JSON array instead of an object", .unprocessableContent, "") { Fixture.bytes([1, 2, 3]) },
         Case("no Content-Type", .unsupportedMediaType, nil, headers: [:]) { Fixture.bytes(Fixture.checkin()) },
         Case(
@@ -207,6 +217,19 @@ struct ValidationTests {
                 uri: "/api/v2/checkins", method: .post, headers: Fixture.jsonHeaders, body: Fixture.bytes(object)
             )
 
+            #expect(response.status == .created, "\(String(buffer: response.body))")
+            #expect(try await database.count("checkins") == 1)
+        }
+    }
+
+    @Test("a browser's check-in with its processing off, or not reported, is stored")
+    func captureOffPasses() async throws {
+        try await withRouterApp { client, database in
+            var object = Fixture.checkin()
+            object["capture"] =
+                ["autoGainControl": false, "noiseSuppression": false, "echoCancellation": NSNull()] as JSONObject
+            let response = try await client.execute(
+                uri: "/api/v2/checkins", method: .post, headers: Fixture.jsonHeaders, body: Fixture.bytes(object))
             #expect(response.status == .created, "\(String(buffer: response.body))")
             #expect(try await database.count("checkins") == 1)
         }

@@ -1956,6 +1956,11 @@ public struct Client: APIProtocol {
     ///   same seconds as the levels and give the venue's cells their `character`.
     /// * **Odd but possible values** (a `peak` under its `average`, −160 dBFS for silence)
     ///   are accepted; cleaning marks those seconds invalid later.
+    /// * **A browser's audio processing.** A check-in measured in a browser (`/measure`) says
+    ///   in `capture` whether the browser kept its automatic gain control, noise suppression
+    ///   or echo cancellation on although asked to turn them off. Any of them `true` is 422
+    ///   pointing at it (`/capture/autoGainControl`): such levels say what the processing made
+    ///   of the room, not how loud it was. `false`, `null` or no `capture` pass.
     /// * **Location.** A check-in whose `location` is farther from the venue than the
     ///   server's limit (250 m by default) is stored with status `excluded` and reason
     ///   `too_far_from_venue`.

@@ -389,6 +389,47 @@ extension Components {
             public var samples: [Components.Schemas.Sample]
             /// - Remark: Generated from `#/components/schemas/CheckinInput/classes`.
             public var classes: Components.Schemas.PhoneClasses?
+            /// How a browser captured the audio, from `MediaStreamTrack.getSettings()` after asking
+            /// for all three off; `null` for a field the browser does not report. Any of them `true`
+            /// is refused (422 pointing at it). Not stored.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/CheckinInput/capture`.
+            public struct CapturePayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/CheckinInput/capture/autoGainControl`.
+                public var autoGainControl: Swift.Bool?
+                /// - Remark: Generated from `#/components/schemas/CheckinInput/capture/noiseSuppression`.
+                public var noiseSuppression: Swift.Bool?
+                /// - Remark: Generated from `#/components/schemas/CheckinInput/capture/echoCancellation`.
+                public var echoCancellation: Swift.Bool?
+                /// Creates a new `CapturePayload`.
+                ///
+                /// - Parameters:
+                ///   - autoGainControl:
+                ///   - noiseSuppression:
+                ///   - echoCancellation:
+                public init(
+                    autoGainControl: Swift.Bool? = nil,
+                    noiseSuppression: Swift.Bool? = nil,
+                    echoCancellation: Swift.Bool? = nil
+                ) {
+                    self.autoGainControl = autoGainControl
+                    self.noiseSuppression = noiseSuppression
+                    self.echoCancellation = echoCancellation
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case autoGainControl
+                    case noiseSuppression
+                    case echoCancellation
+                }
+            }
+            /// How a browser captured the audio, from `MediaStreamTrack.getSettings()` after asking
+            /// for all three off; `null` for a field the browser does not report. Any of them `true`
+            /// is refused (422 pointing at it). Not stored.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/CheckinInput/capture`.
+            public var capture: Components.Schemas.CheckinInput.CapturePayload?
             /// Creates a new `CheckinInput`.
             ///
             /// - Parameters:
@@ -399,6 +440,7 @@ extension Components {
             ///   - unit: `dbfs` (the default): levels in dB relative to full scale, as iOS metering reports.
             ///   - samples: One per second; gaps are allowed. Times strictly increasing, each in its own whole
             ///   - classes:
+            ///   - capture: How a browser captured the audio, from `MediaStreamTrack.getSettings()` after asking
             public init(
                 id: Swift.String,
                 venue: Components.Schemas.CheckinInput.VenuePayload,
@@ -406,7 +448,8 @@ extension Components {
                 location: Components.Schemas.CheckinInput.LocationPayload? = nil,
                 unit: Components.Schemas.CheckinInput.UnitPayload? = nil,
                 samples: [Components.Schemas.Sample],
-                classes: Components.Schemas.PhoneClasses? = nil
+                classes: Components.Schemas.PhoneClasses? = nil,
+                capture: Components.Schemas.CheckinInput.CapturePayload? = nil
             ) {
                 self.id = id
                 self.venue = venue
@@ -415,6 +458,7 @@ extension Components {
                 self.unit = unit
                 self.samples = samples
                 self.classes = classes
+                self.capture = capture
             }
             public enum CodingKeys: String, CodingKey {
                 case id
@@ -424,6 +468,7 @@ extension Components {
                 case unit
                 case samples
                 case classes
+                case capture
             }
         }
         /// Optional: what the phone's own sound classifier heard (Apple's SoundAnalysis built-in

@@ -183,6 +183,49 @@ struct PagesTests {
         }
     }
 
+    @Test("/measure: its own one script, the worklet from here, the venue named; unknown venue 404, bad seconds 422")
+    func measure() async throws {
+        try await withRouterApp { client, database in
+            _ = try await AdminDataSet.make(client, database)
+            let venue = try await client.execute(uri: "/venues/arms", method: .get)
+            #expect(venue.body.string.contains("<a href=\"/measure?venue=arms\">Measure here</a>"))
+
+            let response = try await client.execute(uri: "/measure?venue=arms&seconds=10", method: .get)
+            #expect(response.status == .ok)
+            let html = response.body.string
+            #expect(html.components(separatedBy: "<script").count == 2)
+            #expect(html.contains("<script src=\"/measure.js\" defer></script>"))
+            #expect(html.contains("data-venue-id=\"arms\" data-venue-name=\"The Arms\""))
+            #expect(html.contains("<option value=\"10\" selected>10 seconds</option>"))
+            #expect(html.contains("No sound is recorded or sent"))
+            for id in ["measure-length", "measure-progress"] {
+                #expect(html.contains("<label for=\"\(id)\""), "label for \(id)")
+            }
+            let policy = try #require(response.headers[.contentSecurityPolicy])
+            #expect(policy.contains("script-src 'self';") && policy.contains("connect-src 'self';"))
+            #expect(!policy.contains("unsafe"))
+            #expect(response.headers[HTTPField.Name("Permissions-Policy")!]?.contains("microphone=(self)") == true)
+
+            let chooser = try await client.execute(uri: "/measure", method: .get)
+            #expect(chooser.status == .ok)
+            #expect(chooser.body.string.contains("<label for=\"place-q\">Venue name</label>"))
+            #expect(!chooser.body.string.contains("id=\"measure-start\""))
+
+            for (file, needle) in [("/measure.js", "getUserMedia"), ("/meter-worklet.js", "registerProcessor")] {
+                let script = try await client.execute(uri: file, method: .get)
+                #expect(script.status == .ok, "\(file)")
+                #expect(script.headers[.contentType] == "text/javascript; charset=utf-8")
+                #expect(script.body.string.contains(needle), "\(file)")
+            }
+            #expect(try await client.execute(uri: "/measure?venue=nowhere", method: .get).status == .notFound)
+            for bad in ["seconds=9", "seconds=301", "seconds=ten"] {
+                let refused = try await client.execute(uri: "/measure?venue=arms&" + bad, method: .get)
+                #expect(refused.status == .unprocessableContent, "\(bad)")
+                #expect(refused.body.string.contains("from 10 to 300"))
+            }
+        }
+    }
+
     @Test("/venues/{id}: name, week as SVG and table, quietest hours, og tags; week.svg cacheable")
     func venuePage() async throws {
         try await withRouterApp { client, database in

@@ -18,6 +18,8 @@ extension CheckinFastParser.Reader {
                 request.samples = try reader.null() ? nil : try reader.samples()
             } else if reader.key(key, is: "classes") {
                 request.classes = try reader.null() ? nil : try reader.classes()
+            } else if reader.key(key, is: "capture") {
+                request.capture = try reader.null() ? nil : try reader.capture()
             } else {
                 try reader.skipValue()
             }
@@ -77,6 +79,38 @@ extension CheckinFastParser.Reader {
             }
         }
         return os
+    }
+
+    mutating func capture() throws(GiveUp) -> CheckinRequest.Capture {
+        var capture = CheckinRequest.Capture()
+        try object { reader, key throws(GiveUp) in
+            if reader.key(key, is: "echoCancellation") {
+                capture.echoCancellation = try reader.boolean()
+            } else if reader.key(key, is: "noiseSuppression") {
+                capture.noiseSuppression = try reader.boolean()
+            } else if reader.key(key, is: "autoGainControl") {
+                capture.autoGainControl = try reader.boolean()
+            } else {
+                try reader.skipValue()
+            }
+        }
+        return capture
+    }
+
+    /// `true`, `false` or `null` (nil); anything else gives up (the decoder then says what is wrong).
+    mutating func boolean() throws(GiveUp) -> Bool? {
+        switch try peek() {
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return true
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return false
+        case UInt8(ascii: "n"):
+            _ = try null()
+            return nil
+        default: throw GiveUp()
+        }
     }
 
     mutating func location() throws(GiveUp) -> CheckinRequest.Location {

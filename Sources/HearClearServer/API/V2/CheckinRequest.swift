@@ -63,6 +63,14 @@ struct CheckinRequest: Decodable, Equatable {
         var windows: [Window]?
     }
 
+    /// How the audio was captured, as a browser reports it (`MediaStreamTrack.getSettings()`):
+    /// whether its echo cancellation, noise suppression or automatic gain control stayed on.
+    struct Capture: Decodable, Equatable {
+        var echoCancellation: Bool?
+        var noiseSuppression: Bool?
+        var autoGainControl: Bool?
+    }
+
     var id: String?
     var venue: Venue?
     var device: Device?
@@ -70,6 +78,7 @@ struct CheckinRequest: Decodable, Equatable {
     var unit: String?
     var samples: [Sample]?
     var classes: Classes?
+    var capture: Capture?
 }
 
 /// The v2 venue body of `PUT /api/v2/venues/{venueId}`.

@@ -94,6 +94,8 @@ struct CheckinValidator {
             }
         }
 
+        if let capture = body.capture { Self.capture(capture, rules: &rules) }
+
         var unit = Unit.dbfs
         if let raw = body.unit {
             if let parsed = Unit(rawValue: raw) {
@@ -140,6 +142,24 @@ struct CheckinValidator {
         }
         guard valid, let name, let version else { return nil }
         return "\(name) \(version)"
+    }
+
+    /// A browser's audio processing (docs/ARCHITECTURE.md, "Measure here"): a check-in whose
+    /// audio went through automatic gain control, noise suppression or echo cancellation is
+    /// refused, each one left on named: its levels say what the processing made of the room, not
+    /// how loud the room was (gain control rescales every second; the other two take out steady
+    /// noise and anything they judge an echo). `false` or `null` (not reported) pass.
+    static func capture(_ capture: CheckinRequest.Capture, rules: inout FieldRules) {
+        let processing: [(Bool?, String, String)] = [
+            (capture.autoGainControl, "autoGainControl", "automatic gain control"),
+            (capture.noiseSuppression, "noiseSuppression", "noise suppression"),
+            (capture.echoCancellation, "echoCancellation", "echo cancellation"),
+        ]
+        for (on, field, words) in processing where on == true {
+            rules.fail(
+                "/capture/\(field)",
+                "must be false: levels measured through the browser's \(words) do not say how loud the place was")
+        }
     }
 
     private static let letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
