@@ -38,7 +38,8 @@ RUN apt-get update \
         ca-certificates curl libjs-leaflet \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --user-group --uid 10001 --home-dir /app --no-create-home \
-        --shell /usr/sbin/nologin hearclear
+        --shell /usr/sbin/nologin hearclear \
+    && mkdir -p /app/data && chown hearclear:hearclear /app/data
 
 WORKDIR /app
 COPY --from=build /out/hearclear /app/hearclear
@@ -48,9 +49,14 @@ COPY Pages /app/Pages
 COPY API /app/API
 COPY --from=build /out/models /app/models
 
+# The data directory (the generated device key; the embedded PostgreSQL when no DATABASE_URL) is
+# the one place the non-root user writes: a volume, so that the device key outlives the container
+# (under another key every phone is a new device). Or set HEARCLEAR_DEVICE_KEY yourself.
 ENV HEARCLEAR_HOSTNAME=0.0.0.0 \
     HEARCLEAR_PORT=8080 \
-    HEARCLEAR_RESOURCES=/app
+    HEARCLEAR_RESOURCES=/app \
+    HEARCLEAR_DATA_DIR=/app/data
+VOLUME /app/data
 
 USER hearclear:hearclear
 EXPOSE 8080
