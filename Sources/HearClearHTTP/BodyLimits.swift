@@ -26,6 +26,17 @@ public enum BodyLimits {
 
 /// Limits on uploaded audio beyond its size.
 public enum AudioUploads {
+    /// A byte limit in seconds of audio, for problem documents: "about 4.5 minutes of 48 kHz stereo
+    /// 16-bit PCM (192,000 bytes a second), 55 minutes of 128 kbit/s MP3 or Ogg".
+    public static func describe(bytes: Int) -> String {
+        func duration(_ seconds: Double) -> String {
+            seconds >= 5400
+                ? String(format: "%.1f hours", seconds / 3600) : String(format: "%.1f minutes", seconds / 60)
+        }
+        return "about \(duration(Double(bytes) / 192_000)) of 48 kHz stereo 16-bit PCM, "
+            + "\(duration(Double(bytes) / 16_000)) of 128 kbit/s MP3 or Ogg"
+    }
+
     /// The longest audio metered in one request by the tone calibration and the admin's tone
     /// upload: 10 minutes, 600 s (issue 5).
     public static let maxDuration = Duration.seconds(600)

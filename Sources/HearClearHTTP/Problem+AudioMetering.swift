@@ -33,9 +33,10 @@ extension Problem {
                 .contentTooLarge, type: "too-large", title: "The request body is too large",
                 detail: buffered
                     ? "the body is at least \(bytes) bytes; a recording in a format read whole (anything but WAV, "
-                        + "AIFF, AU, W64, RF64 and FLAC, which are metered as they arrive) may be at most "
-                        + "\(limitBytes) bytes"
-                    : "the body is at least \(bytes) bytes; at most \(limitBytes) bytes can be metered at once")
+                        + "AIFF, AU, W64, RF64 and FLAC sent without Content-Encoding, which are metered as they "
+                        + "arrive) may be at most \(limitBytes) bytes (\(AudioUploads.describe(bytes: limitBytes)))"
+                    : "the body is at least \(bytes) bytes; at most \(limitBytes) bytes "
+                        + "(\(AudioUploads.describe(bytes: limitBytes))) can be metered at once")
         }
     }
 }

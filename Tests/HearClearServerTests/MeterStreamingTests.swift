@@ -77,4 +77,21 @@ struct MeterStreamingTests {
         #expect(outcome.head.contains("application/problem+json"))
         #expect(outcome.bodyBytesSent <= holdAfter)
     }
+
+    @Test("the size limits' problem documents state them in seconds of audio as well as bytes")
+    func limitsInSeconds() {
+        let buffered = Problem(
+            .tooLarge(bytes: BodyLimits.meterBytes + 1, limitBytes: BodyLimits.meterBytes, buffered: true))
+        let streamed = Problem(
+            .tooLarge(
+                bytes: BodyLimits.meterStreamedBytes + 1, limitBytes: BodyLimits.meterStreamedBytes, buffered: false))
+
+        #expect(buffered.status == .contentTooLarge && streamed.status == .contentTooLarge)
+        // 52,428,800 bytes: 273 s of 192,000 bytes a second, 3,277 s of 16,000.
+        #expect(
+            buffered.detail?.contains(
+                "52428800 bytes (about 4.6 minutes of 48 kHz stereo 16-bit PCM, 54.6 minutes of 128 kbit/s") == true)
+        // 4,294,967,296 bytes: 22,370 s, 6.2 hours.
+        #expect(streamed.detail?.contains("4294967296 bytes (about 6.2 hours of 48 kHz stereo 16-bit PCM") == true)
+    }
 }

@@ -30,7 +30,9 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
             .trimmingCharacters(in: .whitespaces)
         if BodyLimits.streamedBodyPaths.contains(request.uri.path), encoding == "identity" {
             if let length = request.headers[.contentLength].flatMap(Int.init), length > BodyLimits.meterStreamedBytes {
-                throw Self.tooLarge("the body is \(length) bytes; the limit is \(BodyLimits.meterStreamedBytes) bytes")
+                throw Self.tooLarge(
+                    "the body is \(length) bytes; the limit is \(BodyLimits.meterStreamedBytes) bytes "
+                        + "(\(AudioUploads.describe(bytes: BodyLimits.meterStreamedBytes)))")
             }
             return try await next(request, context)
         }
