@@ -1,4 +1,5 @@
 import AudioClassification
+import CSndFile
 import Foundation
 
 /// Turns an audio file held in memory into per-second level samples, like the phones send, with
@@ -25,6 +26,81 @@ public enum AudioMeter {
         model: AudioSetModel? = nil, learnedRules: LearnedCharacterRules = LearnedCharacterRules()
     ) throws(AudioMeteringError) -> MeteredAudio {
         let file = try MemorySoundFile(reading: audio)
+        return try measure(file, maxDuration: maxDuration, rules: rules, model: model, learnedRules: learnedRules)
+    }
+
+    /// Meters the audio file at `path`, which libsndfile reads a buffer at a time (and seeks in, for
+    /// the formats that need it): memory does not grow with the file, whatever its format.
+    public static func measure(
+        fileAt path: String, maxDuration: Duration, rules: SoundCharacterRules = SoundCharacterRules(),
+        model: AudioSetModel? = nil, learnedRules: LearnedCharacterRules = LearnedCharacterRules()
+    ) throws(AudioMeteringError) -> MeteredAudio {
+        let file = try MemorySoundFile(path: path)
+        return try measure(file, maxDuration: maxDuration, rules: rules, model: model, learnedRules: learnedRules)
+    }
+
+    /// The containers libsndfile reads front to back once opened, so that a stream of them is
+    /// decoded with bounded memory (``AudioByteStream``): WAV, WAVEX, W64, RF64, AIFF, AU and FLAC.
+    /// Every other container (Ogg Vorbis and Opus, MP3, CAF, …) is held whole.
+    public static let sequentialFormats: Set<Int32> = [
+        SF_FORMAT_WAV, SF_FORMAT_WAVEX, SF_FORMAT_W64, SF_FORMAT_RF64, SF_FORMAT_AIFF, SF_FORMAT_AU, SF_FORMAT_FLAC,
+    ].map { Int32($0) }.reduce(into: []) { $0.insert($1) }
+
+    /// Meters a recording as its bytes arrive in `stream`, on the calling thread, which waits for
+    /// bytes not yet there: the same levels, bands and character as the whole-file
+    /// ``measure(_:maxDuration:rules:model:learnedRules:)`` (the same decoder reads the same bytes).
+    /// Call it on a thread of its own while a producer appends. `progress` hears the seconds
+    /// metered so far, once a second of audio.
+    /// - Throws: as the whole-file meter, and the producer's error (``AudioByteStream/fail(_:)``,
+    ///   ``AudioMeteringError/tooLarge(bytes:limitBytes:buffered:)``) when it stopped the stream.
+    public static func measure(
+        _ stream: AudioByteStream, maxDuration: Duration = .seconds(600),
+        rules: SoundCharacterRules = SoundCharacterRules(), model: AudioSetModel? = nil,
+        learnedRules: LearnedCharacterRules = LearnedCharacterRules(), progress: ((Int) -> Void)? = nil
+    ) throws(AudioMeteringError) -> MeteredAudio {
+        defer { stream.closeReading() }
+        do throws(AudioMeteringError) {
+            let file = try MemorySoundFile(streaming: stream)
+            try stream.enter(sequentialFormats.contains(file.formatType) ? .sequential : .buffered)
+            let metered = try measure(
+                file, maxDuration: maxDuration, rules: rules, model: model, learnedRules: learnedRules,
+                progress: progress)
+            if let failure = stream.producerFailure { throw failure }
+            return metered
+        } catch {
+            // The producer's failure explains what the decoder saw (an early end).
+            throw stream.producerFailure ?? error
+        }
+    }
+
+    /// Meters `stream` on a thread of its own (it waits for bytes, which must not hold up a shared
+    /// pool), for the producer to append meanwhile on the caller's task.
+    public static func measureOnThread(
+        _ stream: AudioByteStream, maxDuration: Duration, model: AudioSetModel?,
+        progress: (@Sendable (Int) -> Void)? = nil
+    ) async throws(AudioMeteringError) -> MeteredAudio {
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<MeteredAudio, AudioMeteringError>, Never>) in
+            let thread = Thread {
+                do throws(AudioMeteringError) {
+                    continuation.resume(
+                        returning: .success(
+                            try measure(stream, maxDuration: maxDuration, model: model, progress: progress)))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+            thread.name = "hearclear.meter"
+            thread.stackSize = 4 << 20
+            thread.start()
+        }
+        return try result.get()
+    }
+
+    private static func measure(
+        _ file: borrowing MemorySoundFile, maxDuration: Duration, rules: SoundCharacterRules, model: AudioSetModel?,
+        learnedRules: LearnedCharacterRules, progress: ((Int) -> Void)? = nil
+    ) throws(AudioMeteringError) -> MeteredAudio {
         let sampleRate = Int(file.info.samplerate)
         let channelCount = Int(file.info.channels)
         guard sampleRate > 0, channelCount > 0 else {
@@ -55,6 +131,7 @@ public enum AudioMeter {
             meter.consume(UnsafeBufferPointer(buffer), frameCount: read)
             spectral.consume(UnsafeBufferPointer(buffer), frameCount: read)
             classifier?.consume(UnsafeBufferPointer(buffer), frameCount: read)
+            if let progress, meter.framesInSecond == 0 { progress(meter.samples.count) }
         }
         classifier?.finish()
         let trailing = meter.finish()

@@ -23,8 +23,20 @@ extension Problem {
                 .unprocessableContent, type: "audio-too-long", title: "The audio is too long",
                 detail: String(
                     format:
-                        "the audio lasts at least %.1f s; at most %.0f s (%.0f minutes) can be metered at once, so send it in pieces",
-                    durationSeconds, limitSeconds, limitSeconds / 60))
+                        "the audio lasts at least %.1f s; at most %.0f s (%@) can be metered at once, so send it in pieces",
+                    durationSeconds, limitSeconds,
+                    limitSeconds >= 3600
+                        ? String(format: "%g hours", limitSeconds / 3600)
+                        : String(format: "%g minutes", limitSeconds / 60)))
+        case .tooLarge(let bytes, let limitBytes, let buffered):
+            self.init(
+                .contentTooLarge, type: "too-large", title: "The request body is too large",
+                detail: buffered
+                    ? "the body is at least \(bytes) bytes; a recording in a format read whole (anything but WAV, "
+                        + "AIFF, AU, W64, RF64 and FLAC sent without Content-Encoding, which are metered as they "
+                        + "arrive) may be at most \(limitBytes) bytes (\(AudioUploads.describe(bytes: limitBytes)))"
+                    : "the body is at least \(bytes) bytes; at most \(limitBytes) bytes "
+                        + "(\(AudioUploads.describe(bytes: limitBytes))) can be metered at once")
         }
     }
 }

@@ -28,11 +28,14 @@ public enum MeterServer {
         return logger
     }()
 
+    /// `configure` changes the configuration first (e.g. a shorter meter limit).
     public static func withRouter<T: Sendable>(
+        configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
         _ body: @Sendable @escaping (any TestClientProtocol) async throws -> T
     ) async throws -> T {
         try await withTestDatabase { client, _ in
-            let configuration = configuration
+            var configuration = configuration
+            configure(&configuration)
             let migrations = try Migration.load(from: configuration.migrationsDirectory)
             let router = try buildRouter(
                 configuration: configuration,
@@ -43,9 +46,12 @@ public enum MeterServer {
     }
 
     public static func withLive<T: Sendable>(
+        configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
         _ body: @Sendable @escaping (any TestClientProtocol, PostgresClient) async throws -> T
     ) async throws -> T {
         try await withTestDatabase { client, databaseConfiguration in
+            var configuration = configuration
+            configure(&configuration)
             let app = try await buildApplication(
                 configuration: configuration, database: .external(databaseConfiguration), logger: logger)
             return try await app.boundedTest(.live) { try await body($0, client) }

@@ -30,7 +30,11 @@ struct Meter: AsyncParsableCommand {
             as POST /api/v2/meter returns, each sample with its time "t" from --start. --submit posts them \
             as a v2 check-in (POST /api/v2/checkins, a fresh UUID id, "average" = RMS and "peak") and \
             prints the server's answer and, once it is made, its judgement. A check-in needs 10 to 3600 \
-            seconds, none older than 14 days. The file is only read: nothing is written anywhere.
+            seconds, none older than 14 days. The file is only read, a buffer at a time, so memory does not \
+            grow with it whatever its format (what grows is the output: a sample a second); at most 24 hours \
+            (86,400 s) of audio, any size. (POST /api/v2/meter takes at most 4 hours, 14,400 s: up to 4 GiB \
+            of WAV, AIFF, AU, W64, RF64 or FLAC, metered as they arrive, and 50 MiB of other formats.) \
+            Nothing is written anywhere.
 
             Examples:
               hearclear meter pub.flac
@@ -86,11 +90,9 @@ struct Meter: AsyncParsableCommand {
     }
 
     private func measure() throws -> MeteredAudio {
-        let audio: Data
-        do {
-            audio = try Data(contentsOf: URL(fileURLWithPath: file), options: .mappedIfSafe)
-        } catch {
-            throw CommandFailure("cannot read \(file): \(error.localizedDescription)")
+        // Read a buffer at a time by libsndfile itself, so that memory does not grow with the file.
+        guard FileManager.default.isReadableFile(atPath: file) else {
+            throw CommandFailure("cannot read \(file): no such file, or it is not readable")
         }
         let model: AudioSetModel?
         var logger = Logger(label: "hearclear.meter")
@@ -101,7 +103,7 @@ struct Meter: AsyncParsableCommand {
             throw CommandFailure("\(error)")
         }
         do throws(AudioMeteringError) {
-            return try AudioMeter.measure(audio, maxDuration: Self.maxDuration, model: model)
+            return try AudioMeter.measure(fileAt: file, maxDuration: Self.maxDuration, model: model)
         } catch {
             throw CommandFailure("cannot meter \(file): \(Self.describe(error))")
         }
@@ -121,6 +123,8 @@ struct Meter: AsyncParsableCommand {
         case .decodingFailed(let message): "libsndfile failed while decoding it: \(message)"
         case .tooLong(let seconds, let limit):
             "it lasts at least \(Int(seconds)) s; at most \(Int(limit)) s can be metered"
+        case .tooLarge(let bytes, let limit, _):
+            "it is at least \(bytes) bytes; at most \(limit) bytes can be metered"
         }
     }
 }

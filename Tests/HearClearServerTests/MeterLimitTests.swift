@@ -10,8 +10,9 @@ import Testing
 
 @testable import HearClearEngine
 
-/// The meter's 50 MiB body limit over a real socket: bodies are collected only up to the limit,
-/// and every other route keeps its 1 MiB.
+/// The meter's body limits over a real socket: a body in a format held whole (here filler bytes,
+/// which cannot be told from a format before they end) up to 50 MiB, a declared length up to
+/// 4 GiB (a WAV or FLAC is metered as it arrives), and every other route keeps its 1 MiB.
 @Suite("Meter body limits")
 struct MeterLimitTests {
     static let meterLimit = BodyLimits.meterBytes
@@ -33,12 +34,13 @@ struct MeterLimitTests {
         #expect(health.status == .ok)
     }
 
-    @Test("a Content-Length over 50 MiB is 413 from the head alone, before any of the body is sent")
+    @Test("a Content-Length over 4 GiB is 413 from the head alone, before any of the body is sent")
     func declaredPastLimit() async throws {
         let outcome = try await MeterServer.withLive { client, _ in
             try await StreamingUpload.post(
                 port: try #require(client.port), path: "/api/v2/meter", contentType: "audio/wav",
-                declaredLength: Self.meterLimit + 1, maxBytes: Self.meterLimit + 1, holdAfter: 0)
+                declaredLength: BodyLimits.meterStreamedBytes + 1, maxBytes: BodyLimits.meterStreamedBytes + 1,
+                holdAfter: 0)
         }
 
         #expect(outcome.status == 413)

@@ -274,12 +274,13 @@ struct MeterRouteTests {
         #expect(response.status == .badRequest)
     }
 
-    @Test("10 minutes of audio is metered; 11 minutes is 422 audio-too-long")
+    @Test("with a limit of 10 minutes, 10 minutes of audio is metered; 11 minutes is 422 audio-too-long")
     func duration() async throws {
         let tenMinutes = try TestAudio.silence(seconds: 600)
         let elevenMinutes = try TestAudio.silence(seconds: 660)
 
-        let (ten, eleven) = try await MeterServer.withRouter { client in
+        let (ten, eleven) = try await MeterServer.withRouter(configure: { $0.meterMaxDuration = .seconds(600) }) {
+            client in
             (
                 try await client.execute(
                     uri: "/api/v2/meter", method: .post, headers: Self.wavHeaders, body: ByteBuffer(data: tenMinutes)),

@@ -61,6 +61,17 @@ public struct LearnedCharacterRules: Sendable, Equatable, Codable {
             }
         }
 
+        /// The groups' best classes of a window's pooled scores (bass classes count as music too,
+        /// as in ``init(scores:groups:)``).
+        public init(_ pooled: RecordingClassifier.WindowScores) {
+            let best = pooled.groupBest
+            voices = best[.voices] ?? 0
+            bass = best[.bass] ?? 0
+            music = max(best[.music] ?? 0, bass)
+            steadyNoise = best[.steadyNoise] ?? 0
+            silence = best[.silence] ?? 0
+        }
+
         public init(voices: Float = 0, music: Float = 0, bass: Float = 0, steadyNoise: Float = 0, silence: Float = 0) {
             self.voices = voices
             self.music = music

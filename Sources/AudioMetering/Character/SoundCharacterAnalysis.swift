@@ -26,8 +26,7 @@ enum SoundCharacterAnalysis {
                     offsetSeconds: window.firstSecond, seconds: window.seconds, label: label, reason: reason,
                     features: features)
             }
-            guard
-                let (scores, patches) = classifier.meanScores(firstSecond: window.firstSecond, seconds: window.seconds)
+            guard let pooled = classifier.windowScores(firstSecond: window.firstSecond, seconds: window.seconds)
             else {
                 // No patch scored: the level may still make it quiet, by the model's own first rule.
                 let level = learnedRules.classify(features, LearnedCharacterRules.GroupScores())
@@ -37,10 +36,11 @@ enum SoundCharacterAnalysis {
                     reason: quiet ? level.reason : "too short for the model (under one 0.96 s patch)",
                     features: features)
             }
-            let groups = LearnedCharacterRules.GroupScores(scores: scores, groups: classifier.model.groups)
+            let patches = pooled.patches
+            let groups = LearnedCharacterRules.GroupScores(pooled)
             let (label, reason) = learnedRules.classify(features, groups)
-            let top = scores.indices.sorted { scores[$0] > scores[$1] }.prefix(topClassCount).map {
-                ClassScore(name: classifier.model.classNames[$0], score: Double(scores[$0]))
+            let top = pooled.top.prefix(topClassCount).map {
+                ClassScore(name: classifier.model.classNames[$0.index], score: Double($0.score))
             }
             return CharacterWindow(
                 offsetSeconds: window.firstSecond, seconds: window.seconds, label: label,

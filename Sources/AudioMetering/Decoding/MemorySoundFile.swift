@@ -5,27 +5,66 @@ import Foundation
 /// so opening and reading that message must not interleave between threads.
 private let failedOpenMessageLock = NSLock()
 
-/// A libsndfile handle decoding from memory; closed when it goes out of scope.
+/// A libsndfile handle decoding from memory (or, for the CLI, a file); closed when it goes out of scope.
 struct MemorySoundFile: ~Copyable {
     let info: SF_INFO
     private let handle: OpaquePointer
-    private let source: MemoryByteSource
+    /// What the virtual I/O reads from; kept alive while the handle is open.
+    private let source: AnyObject
 
     init(reading bytes: Data) throws(AudioMeteringError) {
         let source = MemoryByteSource(bytes)
         var io = MemoryByteSource.virtualIO()
+        (handle, info) = try Self.open(&io, Unmanaged.passUnretained(source).toOpaque(), lockingOpen: true)
+        self.source = source
+    }
+
+    /// Opens a recording whose bytes are still arriving (see ``AudioByteStream``).
+    init(streaming stream: AudioByteStream) throws(AudioMeteringError) {
+        let source = StreamByteSource(stream)
+        var io = StreamByteSource.virtualIO()
+        (handle, info) = try Self.open(&io, Unmanaged.passUnretained(source).toOpaque(), lockingOpen: false)
+        self.source = source
+    }
+
+    /// Opens a file on disk, which libsndfile reads (and seeks in) itself, a buffer at a time.
+    init(path: String) throws(AudioMeteringError) {
         var info = SF_INFO()
-        let userData = Unmanaged.passUnretained(source).toOpaque()
         let (handle, message) = failedOpenMessageLock.withLock {
-            guard let handle = sf_open_virtual(&io, Int32(SFM_READ), &info, userData) else {
+            guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
                 return (OpaquePointer?.none, String(cString: sf_strerror(nil)))
             }
             return (handle, "")
         }
         guard let handle else { throw .unreadable(libsndfileMessage: message) }
         self.handle = handle
-        self.source = source
         self.info = info
+        source = path as NSString
+    }
+
+    /// `lockingOpen`: the open itself under the message's lock, so that no other failed open
+    /// replaces the message. A stream's open may wait for its header from the network, which must
+    /// not hold up every other open: its message is read under the lock just after (another
+    /// thread's failure in between could replace it).
+    private static func open(
+        _ io: inout SF_VIRTUAL_IO, _ userData: UnsafeMutableRawPointer, lockingOpen: Bool
+    ) throws(AudioMeteringError) -> (OpaquePointer, SF_INFO) {
+        var info = SF_INFO()
+        let handle: OpaquePointer?
+        let message: String
+        if lockingOpen {
+            (handle, message) = failedOpenMessageLock.withLock {
+                guard let handle = sf_open_virtual(&io, Int32(SFM_READ), &info, userData) else {
+                    return (OpaquePointer?.none, String(cString: sf_strerror(nil)))
+                }
+                return (handle, "")
+            }
+        } else {
+            handle = sf_open_virtual(&io, Int32(SFM_READ), &info, userData)
+            message = handle == nil ? failedOpenMessageLock.withLock { String(cString: sf_strerror(nil)) } : ""
+        }
+        guard let handle else { throw .unreadable(libsndfileMessage: message) }
+        return (handle, info)
     }
 
     deinit {
@@ -36,6 +75,9 @@ struct MemorySoundFile: ~Copyable {
     var headerFrameCount: Int? {
         info.frames >= 0 && info.frames < sf_count_t.max ? Int(info.frames) : nil
     }
+
+    /// The container, as `SF_FORMAT_TYPEMASK` picks it out of ``info``.
+    var formatType: Int32 { info.format & Int32(SF_FORMAT_TYPEMASK) }
 
     var formatName: String { Self.name(ofFormat: info.format & Int32(SF_FORMAT_TYPEMASK)) }
     var encodingName: String { Self.name(ofFormat: info.format & Int32(SF_FORMAT_SUBMASK)) }

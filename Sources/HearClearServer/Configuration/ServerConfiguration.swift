@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import HearClearAdmin
 import HearClearEngine
+import HearClearHTTP
 import HearClearPages
 import Logging
 
@@ -41,6 +42,8 @@ public struct ServerConfiguration: Sendable {
     public var rateLimits = RateLimitConfiguration()
     /// Time limits of a request's head, body and of idle connections, and the connection cap.
     public var connections = ConnectionLimits()
+    /// The longest recording `POST /api/v2/meter` meters (tests set it lower).
+    public var meterMaxDuration = AudioUploads.maxMeterDuration
 
     public init() {}
 

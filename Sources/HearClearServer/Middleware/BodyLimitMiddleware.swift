@@ -9,7 +9,9 @@ import NIOCore
 /// costs at most 8 MiB), and refuses other encodings with 415. Only when a route takes the
 /// request's method on its path: otherwise the body is left unread and the router answers 404,
 /// or 405 with `Allow`, whatever the body holds (a TRACE or a POST to a PUT-only path with a
-/// broken gzip body is a 405, not a 400). GET and HEAD bodies are never read.
+/// broken gzip body is a 405, not a 400). GET and HEAD bodies are never read. The meter's
+/// identity body (``BodyLimits/streamedBodyPaths``) is left to its handler, which meters it as it
+/// arrives; only a `Content-Length` over ``BodyLimits/meterStreamedBytes`` is refused here.
 struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The routes, to tell whether one takes this method here.
     let routes: RouteIndex
@@ -23,6 +25,17 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         }
         let large = BodyLimits.largeBodyPaths.contains(request.uri.path)
+        // The meter reads an identity body as it arrives, under its own limits.
+        let encoding = (request.headers[.contentEncoding] ?? "identity").lowercased()
+            .trimmingCharacters(in: .whitespaces)
+        if BodyLimits.streamedBodyPaths.contains(request.uri.path), encoding == "identity" {
+            if let length = request.headers[.contentLength].flatMap(Int.init), length > BodyLimits.meterStreamedBytes {
+                throw Self.tooLarge(
+                    "the body is \(length) bytes; the limit is \(BodyLimits.meterStreamedBytes) bytes "
+                        + "(\(AudioUploads.describe(bytes: BodyLimits.meterStreamedBytes)))")
+            }
+            return try await next(request, context)
+        }
         let wireLimit = large ? BodyLimits.meterBytes : BodyLimits.wireBytes
         if let length = request.headers[.contentLength].flatMap(Int.init), length > wireLimit {
             throw Self.tooLarge("the body is \(length) bytes; the limit is \(wireLimit) bytes")
@@ -35,8 +48,6 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         let decompressedLimit = large ? BodyLimits.meterBytes : BodyLimits.decompressedBytes
         // An empty `Content-Encoding` names no coding: refused like an unknown one.
-        let encoding = (request.headers[.contentEncoding] ?? "identity").lowercased()
-            .trimmingCharacters(in: .whitespaces)
         switch encoding {
         case "identity":
             break

@@ -1,3 +1,4 @@
+import Foundation
 import HearClearTestSupport
 import NIOCore
 import NIOPosix
@@ -17,10 +18,12 @@ enum StreamingUpload {
     }
 
     /// Sends at most `maxBytes` of body: `Transfer-Encoding: chunked` without `declaredLength`,
-    /// else that `Content-Length` (and never more than it).
+    /// else that `Content-Length` (and never more than it). The body is `content` when given
+    /// (`maxBytes` then at most its size), else filler bytes.
     static func post(
         host: String = "localhost", port: Int, path: String, contentType: String, declaredLength: Int? = nil,
-        maxBytes: Int, holdAfter: Int, hold: Duration = TestPatience.event, chunkBytes: Int = 1 << 20
+        maxBytes: Int, holdAfter: Int, hold: Duration = TestPatience.event, chunkBytes: Int = 1 << 20,
+        content: ByteBuffer? = nil
     ) async throws -> Outcome {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connect(host: host, port: port) { channel in
@@ -40,7 +43,10 @@ enum StreamingUpload {
                     while sent.value < limit, !Task.isCancelled {
                         if sent.value == holdAfter { try await Task.sleep(for: hold) }
                         let end = sent.value < holdAfter ? holdAfter : limit
-                        let piece = chunk.getSlice(at: 0, length: min(chunkBytes, end - sent.value))!
+                        let length = min(chunkBytes, end - sent.value)
+                        let piece =
+                            content.map { $0.getSlice(at: $0.readerIndex + sent.value, length: length)! }
+                            ?? chunk.getSlice(at: 0, length: length)!
                         if declaredLength == nil {
                             try await outbound.write(
                                 ByteBuffer(string: String(piece.readableBytes, radix: 16) + "\r\n"))
@@ -68,6 +74,78 @@ enum StreamingUpload {
                 return Outcome(status: status, head: head, bodyBytesSent: sentAtResponse)
             }
         }
+    }
+
+    struct Exchange {
+        var status: Int
+        var body: ByteBuffer
+        /// From the last chunk's write to the answer's head.
+        var afterLastChunk: Duration
+    }
+
+    /// Sends `content` chunked (`Transfer-Encoding: chunked`, pieces of `chunkBytes`) and reads the
+    /// whole answer (its `Content-Length`).
+    static func exchange(
+        host: String = "localhost", port: Int, path: String, contentType: String, content: ByteBuffer,
+        chunkBytes: Int = 64 << 10
+    ) async throws -> Exchange {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: host, port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        let lastChunk = LastChunk()
+        return try await channel.executeThenClose { inbound, outbound in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try await outbound.write(
+                        ByteBuffer(
+                            string: "POST \(path) HTTP/1.1\r\nHost: \(host)\r\nContent-Type: \(contentType)\r\n"
+                                + "Transfer-Encoding: chunked\r\n\r\n"))
+                    var rest = content
+                    while let piece = rest.readSlice(length: min(chunkBytes, rest.readableBytes)),
+                        piece.readableBytes > 0
+                    {
+                        try await outbound.write(ByteBuffer(string: String(piece.readableBytes, radix: 16) + "\r\n"))
+                        try await outbound.write(contentsOf: [piece, ByteBuffer(string: "\r\n")])
+                    }
+                    try await outbound.write(ByteBuffer(string: "0\r\n\r\n"))
+                    lastChunk.at.withLock { $0 = .now }
+                }
+                var response = ByteBuffer()
+                var headEnd: Int?
+                var answeredAt = ContinuousClock.now
+                for try await part in inbound {
+                    response.writeImmutableBuffer(part)
+                    let text = String(buffer: response)
+                    if headEnd == nil, let range = text.range(of: "\r\n\r\n") {
+                        answeredAt = .now
+                        headEnd = text.utf8.distance(from: text.startIndex, to: range.upperBound)
+                    }
+                    if let headEnd {
+                        let head = text.prefix(headEnd).lowercased()
+                        let length =
+                            head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                            .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) }
+                            ?? 0
+                        if response.readableBytes - headEnd >= length { break }
+                    }
+                }
+                try await group.waitForAll()
+                let headEndIndex = headEnd ?? response.readableBytes
+                let head = response.getString(at: 0, length: headEndIndex) ?? ""
+                let status = head.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+                let body =
+                    response.getSlice(at: headEndIndex, length: response.readableBytes - headEndIndex) ?? ByteBuffer()
+                let sentAt = lastChunk.at.withLock { $0 } ?? answeredAt
+                return Exchange(status: status, body: body, afterLastChunk: answeredAt - sentAt)
+            }
+        }
+    }
+
+    private final class LastChunk: Sendable {
+        let at = Mutex<ContinuousClock.Instant?>(nil)
     }
 
     private final class SentBytes: Sendable {
