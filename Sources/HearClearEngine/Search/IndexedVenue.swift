@@ -6,8 +6,6 @@ import LoudnessCore
 struct IndexedVenue: Sendable {
     var venue: Venue
     var checkins: Int
-    /// `venues.name_key` (``NameWords/key(of:)``), what a search by name compares.
-    var nameKey: String?
     /// The venue's category's number in the index (``VenueTable/categories``); −1 for none.
     var category: Int32
     var point: SphereDistance.Point

@@ -44,14 +44,15 @@ struct VenueTable: Sendable {
     /// Venues by the first two and the first three scalars of each word of their name key (words
     /// of one scalar are in none): where a search by name with such a word looks.
     private(set) var nameBuckets: [String: Set<Int32>] = [:]
-    /// By slot: the venue's name key (``IndexedVenue/nameKey``), read by a search by name
-    /// without copying the venue's record.
+    /// By slot: the venue's name key (`venues.name_key`, ``NameWords/key(of:)``), what a search
+    /// by name compares; kept here, not in the record, so that a search reads it without copying
+    /// the record.
     private(set) var nameKeys: [String?] = []
     /// By slot: the venue's id and category number (−1 for none; −2 for a free slot), for the
     /// same reason.
     private(set) var slotIDs: [Int64] = []
     private(set) var slotCategories: [Int32] = []
-    /// What the venues take, estimated (``IndexedVenue/estimatedBytes``).
+    /// What the venues take, estimated (``IndexedVenue/estimatedBytes``, ``nameKeyBytes(_:)``).
     private(set) var bytes = 0
     /// Venues with a `venue_levels` row.
     private(set) var venuesWithLevels = 0
@@ -64,7 +65,10 @@ struct VenueTable: Sendable {
 
     /// Puts a venue's row in (replacing what the index held of the same venue, by id).
     mutating func insert(_ row: SearchIndexRow) {
-        remove(id: row.venue.id)
+        // A venue read again under the same name (its levels changed: the usual case) keeps its
+        // name buckets when it gets its slot back, as it does unless another venue's was freed.
+        let kept = slotByID[row.venue.id].flatMap { nameKeys[Int($0)] == row.nameKey ? $0 : nil }
+        remove(id: row.venue.id, keepingName: kept != nil)
         if let other = slotByExternalID[row.venue.externalID] { remove(slot: other) }
         var row = row
         row.venue.timezone = row.venue.timezone.map { share($0) }
@@ -74,19 +78,19 @@ struct VenueTable: Sendable {
         var levels: IndexedVenue.Levels?
         if let stored = row.levels { levels = packed(stored) }
         let venue = IndexedVenue(
-            venue: row.venue, checkins: row.checkins, nameKey: row.nameKey, category: category,
+            venue: row.venue, checkins: row.checkins, category: category,
             point: SphereDistance.Point(latitude: row.venue.latitude, longitude: row.venue.longitude), levels: levels)
         let slot: Int32
         if let free = freeSlots.popLast() {
             slot = free
             venues[Int(slot)] = venue
-            nameKeys[Int(slot)] = venue.nameKey
+            nameKeys[Int(slot)] = row.nameKey
             slotIDs[Int(slot)] = row.venue.id
             slotCategories[Int(slot)] = category
         } else {
             slot = Int32(venues.count)
             venues.append(venue)
-            nameKeys.append(venue.nameKey)
+            nameKeys.append(row.nameKey)
             slotIDs.append(row.venue.id)
             slotCategories.append(category)
         }
@@ -98,8 +102,11 @@ struct VenueTable: Sendable {
         } else {
             plainCells[cell, default: GridCell()].append(slot: slot, venue: venue)
         }
-        for prefix in Self.namePrefixes(venue.nameKey) { nameBuckets[prefix, default: []].insert(slot) }
-        bytes += venue.estimatedBytes
+        if slot != kept {
+            if let kept { leaveNameBuckets(key: row.nameKey, slot: kept) }
+            for prefix in Self.namePrefixes(row.nameKey) { nameBuckets[prefix, default: []].insert(slot) }
+        }
+        bytes += venue.estimatedBytes + Self.nameKeyBytes(row.nameKey)
         if venue.levels != nil { venuesWithLevels += 1 }
     }
 
@@ -129,11 +136,13 @@ struct VenueTable: Sendable {
         if let slot = slotByExternalID[externalID] { remove(slot: slot) }
     }
 
-    private mutating func remove(id: Int64) {
-        if let slot = slotByID[id] { remove(slot: slot) }
+    private mutating func remove(id: Int64, keepingName: Bool) {
+        if let slot = slotByID[id] { remove(slot: slot, keepingName: keepingName) }
     }
 
-    private mutating func remove(slot: Int32) {
+    /// Takes out the venue in `slot`; with `keepingName`, its slot stays in its name buckets (the
+    /// caller puts it back under the same name, or takes it out of them).
+    private mutating func remove(slot: Int32, keepingName: Bool = false) {
         guard let venue = venues[Int(slot)] else { return }
         let cell = grid.cell(latitude: venue.venue.latitude, longitude: venue.venue.longitude)
         if venue.levels != nil {
@@ -143,18 +152,29 @@ struct VenueTable: Sendable {
             plainCells[cell]?.remove(slot: slot)
             if plainCells[cell]?.slots.isEmpty == true { plainCells[cell] = nil }
         }
-        for prefix in Self.namePrefixes(venue.nameKey) {
-            nameBuckets[prefix]?.remove(slot)
-            if nameBuckets[prefix]?.isEmpty == true { nameBuckets[prefix] = nil }
-        }
+        if !keepingName { leaveNameBuckets(key: nameKeys[Int(slot)], slot: slot) }
+        bytes -= venue.estimatedBytes + Self.nameKeyBytes(nameKeys[Int(slot)])
         slotByID[venue.venue.id] = nil
         slotByExternalID[venue.venue.externalID] = nil
         venues[Int(slot)] = nil
         nameKeys[Int(slot)] = nil
         slotCategories[Int(slot)] = -2
         freeSlots.append(slot)
-        bytes -= venue.estimatedBytes
         if venue.levels != nil { venuesWithLevels -= 1 }
+    }
+
+    private mutating func leaveNameBuckets(key: String?, slot: Int32) {
+        for prefix in Self.namePrefixes(key) {
+            nameBuckets[prefix]?.remove(slot)
+            if nameBuckets[prefix]?.isEmpty == true { nameBuckets[prefix] = nil }
+        }
+    }
+
+    /// What a name key takes: its heap storage and its slot in ``nameKeys``, the venue's id and
+    /// category by slot, and its places in the name buckets, two per word (a set's slot of 4
+    /// bytes, at most 3/4 full).
+    static func nameKeyBytes(_ key: String?) -> Int {
+        IndexedVenue.heapBytes(key) + 16 + 8 + 4 + 2 * 6 * (key?.utf8.count(where: { $0 == 0x20 }) ?? 0)
     }
 
     /// The one copy of `text` the table keeps (counted once in ``bytes``).
@@ -232,16 +252,15 @@ extension VenueTable.GridCell {
 }
 
 extension IndexedVenue {
-    /// What one venue takes in the index, estimated: its record, the heap storage of its longer
+    /// What one venue takes in the index, estimated (its name key apart:
+    /// ``VenueTable/nameKeyBytes(_:)``): its record, the heap storage of its longer
     /// strings (Swift keeps up to 15 UTF-8 bytes inline), its packed hours, its place in its grid
     /// cell and in the two lookups by id.
     var estimatedBytes: Int {
         let heap = Self.heapBytes
         var bytes = MemoryLayout<IndexedVenue?>.stride
         // Zones and categories are shared (``VenueTable/share(_:)``), counted once there.
-        bytes += heap(venue.externalID) + heap(venue.name) + heap(venue.address) + heap(nameKey)
-        // Its key, id and category again by slot, and its places in the name buckets: two per word (a set's slot of 4 bytes, at most 3/4 full).
-        bytes += 16 + 8 + 4 + 2 * 6 * (nameKey?.utf8.count(where: { $0 == 0x20 }) ?? 0)
+        bytes += heap(venue.externalID) + heap(venue.name) + heap(venue.address)
         // Grid cell: slot, latitude, longitude, point, id, category, levels; lookups: id and
         // external id entries.
         bytes += 4 + 8 + 8 + MemoryLayout<SphereDistance.Point>.stride + 8 + 4 + 8
