@@ -70,23 +70,4 @@ struct SearchForm {
     /// The text fields as sent, shown again in the form.
     var rawValues: (q: String, lat: String, lon: String) { (raw["q"] ?? "", raw["lat"] ?? "", raw["lon"] ?? "") }
 
-    /// What the form shows again: the values as sent, selects with the chosen option.
-    func values(bands: Bands) -> [String: Any] {
-        [
-            "q": raw["q"] ?? "",
-            "lat": raw["lat"] ?? "",
-            "lon": raw["lon"] ?? "",
-            "now": day == nil,
-            "at": day != nil,
-            "days": PlainWords.dayOptions(selected: day),
-            "hours": PlainWords.hourOptions(selected: hour),
-            "bands": bands.bands.enumerated().map { index, band in
-                [
-                    "value": band.label, "name": "At most " + PlainWords.level(label: band.label).lowercased(),
-                    "selected": bandIndex == index,
-                ] as [String: Any]
-            },
-            "easy": easyToTalk,
-        ]
-    }
 }

@@ -128,28 +128,6 @@ struct WeekChart {
         )
     }
 
-    static func strip(_ week: [LoudnessReads.Cell?], hour: Int, bands: Bands) -> [String: Any] {
-        [
-            "hour": PlainWords.hour(hour),
-            "days": week.enumerated().map { day, cell -> [String: Any] in
-                var entry: [String: Any] = ["short": PlainWords.shortDayNames[day]]
-                if let cell {
-                    entry["level"] = "\(Int(cell.levelDB.rounded()))"
-                    entry["colour"] = colourClass(cell, bands: bands)
-                    entry["words"] =
-                        "\(PlainWords.dayNames[day]): \(PlainWords.level(label: cell.label).lowercased()), \(PlainWords.decibels(cell.levelDB))"
-                        + (cell.estimated ? ", estimated" : "")
-                    entry["estimated"] = cell.estimated
-                } else {
-                    entry["level"] = "–"
-                    entry["colour"] = "empty"
-                    entry["words"] = "\(PlainWords.dayNames[day]): no data"
-                }
-                return entry
-            },
-        ]
-    }
-
     /// The quietest hours in words: the runs of consecutive hours within 2 dB of the quietest
     /// level, the three quietest runs, e.g. `Tuesday 15:00–18:00`.
     var quietest: [String] {

@@ -148,17 +148,18 @@ public struct VenueFinder: Sendable {
             return Page(
                 hits: found.prefix(search.limit).map { hit($0, bands: bands) }, hasMore: found.count > search.limit)
         }
-        let found = try await databaseNamePage(search, words: words)
+        let found = try await databaseNamePage(search, words: words, afterKey: afterKey)
         return Page(
             hits: found.prefix(search.limit).map { hit($0, bands: bands) }, hasMore: found.count > search.limit)
     }
 
     /// The page of a search by name PostgreSQL finds (`search.limit + 1` hits at most), whatever
     /// the index's state.
-    func databaseNamePage(_ search: NameSearch, words: [String]) async throws -> [VenueSearchHit] {
+    func databaseNamePage(_ search: NameSearch, words: [String], afterKey: String?) async throws
+        -> [VenueSearchHit]
+    {
         SearchIndex.answeredByDatabase()
         let referenceOffsetDB = loudness.referenceOffsetDB
-        let afterKey = search.after.map { NameWords.key(of: $0.name) }
         return try await database.read { [self] in
             try await store($0).searchByName(
                 words: words, latitude: search.near?.latitude, longitude: search.near?.longitude,
