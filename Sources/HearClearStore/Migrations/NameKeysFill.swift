@@ -16,17 +16,12 @@ enum NameKeysFill {
             var after: Int64 = 0
             var total = 0
             while true {
-                try await connection.query("BEGIN", logger: logger)
-                do {
-                    let filled = try await fill(after: after, on: connection, logger: logger)
-                    try await connection.query("COMMIT", logger: logger)
-                    guard let last = filled.last else { break }
-                    after = last
-                    total += filled.count
-                } catch {
-                    _ = try? await connection.query("ROLLBACK", logger: logger)
-                    throw error
+                let filled = try await connection.transaction(logger: logger) {
+                    try await fill(after: after, on: $0, logger: logger)
                 }
+                guard let last = filled.last else { break }
+                after = last
+                total += filled.count
             }
             logger.info(
                 "venues' name keys written",
