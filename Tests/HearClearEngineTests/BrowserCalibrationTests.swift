@@ -13,8 +13,6 @@ import Testing
 @Suite("Crowd calibration of a browser's platform label")
 struct BrowserCalibrationTests {
     let logger = engineTestLogger
-    /// 2026-11-18 10:00:00 UTC, a Wednesday.
-    static let wednesday = Date(timeIntervalSince1970: 1_794_996_000)
     static let browser = "browser/Android/Chrome"
     /// What each model's devices read above the room, dB: the browsers 4 dB high.
     static let biases = [browser: 4.0, "iPhone15,2": -1.0, "Pixel 8": 0.0]
@@ -28,21 +26,10 @@ struct BrowserCalibrationTests {
     @Test("browser check-ins biased by 4 dB get an offset 4 dB below the phones' mean, and their cells follow")
     func browserLabelFitted() async throws {
         try await withTestDatabase { client, _ in
-            let checkins = CheckinRepository(client: client, logger: logger)
             // 10 venues, Wednesday 10–13 h; in every cell one check-in of each model, from that
             // model's device at that venue.
-            for venue in 0..<10 {
-                for hour in 10...13 {
-                    for (model, bias) in Self.biases.sorted(by: { $0.key < $1.key }) {
-                        var submission = SubmissionFixture.submission(
-                            venue: "b\(venue)", timezone: nil, device: "\(model)-\(venue)",
-                            levelDBFS: Self.room(venue: venue, hour: hour) + bias,
-                            start: Self.wednesday.addingTimeInterval(Double(hour - 10) * 3_600 + 300), seconds: 120)
-                        submission.deviceModel = model
-                        _ = try await checkins.ingest(submission, maxDistanceMetres: 250)
-                    }
-                }
-            }
+            try await CrowdCalibrationWorkerTests.ingestCity(
+                client, venues: 10, prefix: "b", biases: Self.biases, room: Self.room)
             let aggregator = Aggregator(client: client, logger: logger)
             try await drain(aggregator)
             let calibrator = Calibrator(client: client, referenceOffsetDB: 110, logger: logger)

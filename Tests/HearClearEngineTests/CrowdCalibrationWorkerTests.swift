@@ -23,19 +23,7 @@ struct CrowdCalibrationWorkerTests {
     /// phone at that venue (a phone is at one venue at a time); the room is at
     /// −40 + hour − 10 + venue/4 dBFS.
     func city(_ client: PostgresClient) async throws -> [Int64] {
-        let checkins = CheckinRepository(client: client, logger: logger)
-        for venue in 0..<12 {
-            for hour in 10...13 {
-                for (model, bias) in Self.biases.sorted(by: { $0.key < $1.key }) {
-                    var submission = SubmissionFixture.submission(
-                        venue: "v\(venue)", timezone: nil, device: "\(model)-\(venue)",
-                        levelDBFS: Self.room(venue: venue, hour: hour) + bias,
-                        start: Self.wednesday.addingTimeInterval(Double(hour - 10) * 3_600 + 300), seconds: 120)
-                    submission.deviceModel = model
-                    _ = try await checkins.ingest(submission, maxDistanceMetres: 250)
-                }
-            }
-        }
+        try await Self.ingestCity(client, venues: 12, prefix: "v", biases: Self.biases, room: Self.room)
         var keys: [Int64] = []
         for venue in 0..<12 {
             keys.append(
@@ -58,6 +46,28 @@ struct CrowdCalibrationWorkerTests {
     }
 
     static func room(venue: Int, hour: Int) -> Double { -40 + Double(hour - 10) + Double(venue) / 4 }
+
+    /// `venues` venues `<prefix>0…`, Wednesday 10–13 h; in every cell one check-in of each model
+    /// (two minutes at the room's level plus the model's bias), from that model's phone at that
+    /// venue (a phone is at one venue at a time).
+    static func ingestCity(
+        _ client: PostgresClient, venues: Int, prefix: String, biases: [String: Double],
+        room: (_ venue: Int, _ hour: Int) -> Double
+    ) async throws {
+        let checkins = CheckinRepository(client: client, logger: engineTestLogger)
+        for venue in 0..<venues {
+            for hour in 10...13 {
+                for (model, bias) in biases.sorted(by: { $0.key < $1.key }) {
+                    var submission = SubmissionFixture.submission(
+                        venue: "\(prefix)\(venue)", timezone: nil, device: "\(model)-\(venue)",
+                        levelDBFS: room(venue, hour) + bias,
+                        start: wednesday.addingTimeInterval(Double(hour - 10) * 3_600 + 300), seconds: 120)
+                    submission.deviceModel = model
+                    _ = try await checkins.ingest(submission, maxDistanceMetres: 250)
+                }
+            }
+        }
+    }
 
     func drain(_ aggregator: Aggregator) async throws {
         while !(try await aggregator.processNext(limit: 8).isEmpty) {}

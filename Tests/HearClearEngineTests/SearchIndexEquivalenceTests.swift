@@ -228,23 +228,31 @@ struct SearchIndexEquivalenceTests {
         return dates
     }()
 
+    /// An engine over the seeded city with its search index loaded (checked ready), its finder
+    /// (answering from the index), and a finder answering from PostgreSQL alone.
+    static func finders(_ client: PostgresClient) async throws -> (
+        engine: Engine, viaIndex: VenueFinder, viaDatabase: VenueFinder
+    ) {
+        var configuration = EngineConfiguration()
+        configuration.deviceKey = try DeviceKey(secret: "hearclear-tests-device-key-0123456789abcdef")
+        configuration.referenceOffsetDB = reference
+        let engine = Engine(client: client, configuration: configuration, logger: engineTestLogger)
+        let index = engine.searchIndex
+        index.listening()
+        await SearchIndexService(index: index, engine: engine).drain()
+        #expect(index.status.phase == .ready)
+        let viaDatabase = VenueFinder(
+            database: engine.reads, loudness: engine.loudness,
+            index: SearchIndex(enabled: false, referenceOffsetDB: reference), logger: engineTestLogger)
+        return (engine, engine.finder, viaDatabase)
+    }
+
     @Test func randomSearchesAlternativesAndSimilarAnswerAlike() async throws {
         try await withTestDatabase { client, _ in
             var random = SplitMix64(seed: 25)
             let seeded = try await Self.seed(client, random: &random, perTown: 700)
-            var configuration = EngineConfiguration()
-            configuration.deviceKey = try DeviceKey(secret: "hearclear-tests-device-key-0123456789abcdef")
-            configuration.referenceOffsetDB = Self.reference
-            let engine = Engine(client: client, configuration: configuration, logger: engineTestLogger)
-            let index = engine.searchIndex
-            index.listening()
-            await SearchIndexService(index: index, engine: engine).drain()
-            #expect(index.status.phase == .ready)
-            #expect(index.status.venues == seeded.externalIDs.count)
-            let viaIndex = engine.finder
-            let viaDatabase = VenueFinder(
-                database: engine.reads, loudness: engine.loudness,
-                index: SearchIndex(enabled: false, referenceOffsetDB: Self.reference), logger: engineTestLogger)
+            let (engine, viaIndex, viaDatabase) = try await Self.finders(client)
+            #expect(engine.searchIndex.status.venues == seeded.externalIDs.count)
             let bands = Bands.standard
             let labels = bands.bands.map(\.label)
             var pagesCompared = 0
@@ -371,18 +379,7 @@ struct SearchIndexEquivalenceTests {
         try await withTestDatabase { client, _ in
             var random = SplitMix64(seed: 40)
             let seeded = try await Self.seed(client, random: &random, perTown: 300)
-            var configuration = EngineConfiguration()
-            configuration.deviceKey = try DeviceKey(secret: "hearclear-tests-device-key-0123456789abcdef")
-            configuration.referenceOffsetDB = Self.reference
-            let engine = Engine(client: client, configuration: configuration, logger: engineTestLogger)
-            let index = engine.searchIndex
-            index.listening()
-            await SearchIndexService(index: index, engine: engine).drain()
-            #expect(index.status.phase == .ready)
-            let viaIndex = engine.finder
-            let viaDatabase = VenueFinder(
-                database: engine.reads, loudness: engine.loudness,
-                index: SearchIndex(enabled: false, referenceOffsetDB: Self.reference), logger: engineTestLogger)
+            let (_, viaIndex, viaDatabase) = try await Self.finders(client)
             let bands = Bands.standard
             var pagesCompared = 0
             var hitsCompared = 0
