@@ -48,6 +48,8 @@ import numpy as np
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import sync_playwright
 
+from page_checks import WIDTHS, shoot
+
 NOMINAL = [50, 63, 80, 100, 125, 160, 200, 250, 315, 400, 500, 630, 800, 1000, 1250, 1600, 2000, 2500, 3150,
            4000, 5000, 6300, 8000, 10000]
 SECONDS = 10
@@ -55,7 +57,6 @@ LEVEL_TOLERANCE = 0.3
 BAND_TOLERANCE = 1.0
 BAND_RANGE = 40.0
 NEIGHBOUR_RANGE = 20.0
-WIDTHS = {"390": {"width": 390, "height": 844}, "1280": {"width": 1280, "height": 900}}
 
 
 # MARK: Audio, generated at test time
@@ -322,17 +323,6 @@ def check_axe(page, failures, state):
         print(f"  axe {v.get('impact')}: {v['id']} ({len(v['nodes'])} nodes) — {v['help']}")
         failures.append(f"/measure {state}: axe {v['id']}")
     print(f"  /measure {state}: {len(violations)} axe violations")
-
-
-def shoot(page, folder, name, failures):
-    page.set_viewport_size({"width": 320, "height": 800})
-    wide = page.evaluate("document.documentElement.scrollWidth")
-    if wide > 320:
-        failures.append(f"{name}: {wide} px wide at a 320 px viewport (scrolls sideways)")
-    for width, size in WIDTHS.items():
-        page.set_viewport_size(size)
-        page.screenshot(path=str(folder / f"{name}-{width}.png"), full_page=True)
-    page.set_viewport_size(WIDTHS["1280"])
 
 
 def venue_checkins(venue):

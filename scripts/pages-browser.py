@@ -28,7 +28,8 @@ from pathlib import Path
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import sync_playwright
 
-WIDTHS = {"390": {"width": 390, "height": 844}, "1280": {"width": 1280, "height": 900}}
+from page_checks import WIDTHS, shoot
+
 SERIOUS = {"serious", "critical"}
 
 
@@ -57,18 +58,6 @@ def check_axe(page, axe, failures, name):
     if bad:
         failures.append(f"{name}: {', '.join(v['id'] for v in bad)}")
     print(f"{name}: {len(violations)} axe violations, {len(bad)} serious or critical")
-
-
-def shoot(page, folder, name, failures):
-    """Screenshots at each width; at 320 px (WCAG 1.4.10, reflow) nothing may scroll sideways."""
-    page.set_viewport_size({"width": 320, "height": 800})
-    wide = page.evaluate("document.documentElement.scrollWidth")
-    if wide > 320:
-        failures.append(f"{name}: {wide} px wide at a 320 px viewport (scrolls sideways)")
-    for width, size in WIDTHS.items():
-        page.set_viewport_size(size)
-        page.screenshot(path=str(folder / f"{name}-{width}.png"), full_page=True)
-    page.set_viewport_size(WIDTHS["1280"])
 
 
 def main():
