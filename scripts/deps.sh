@@ -66,6 +66,10 @@ if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
 
+# The AudioSet model of the sound character into models/yamnet (scripts/fetch-model.sh): the
+# server uses it, so `run` fetches it too.
+PYTHON=.venv/bin/python ./scripts/fetch-model.sh
+
 [ "$mode" = test ] || exit 0
 
 # Python for the contract test (schemathesis, pinned) and the export tests' GeoJSON validator
