@@ -36,24 +36,18 @@ enum ChangeBench {
         var wrongHours = 0
         var detector = VenueChangeDetector()
         let environment = ProcessInfo.processInfo.environment
-        if let value = environment["CHANGE_K"].flatMap(Double.init) { detector.allowance = value }
-        if let value = environment["CHANGE_H"].flatMap(Double.init) { detector.decisionInterval = value }
-        if let value = environment["CHANGE_CLIP"].flatMap(Double.init) { detector.clip = value }
+        if let value = environment["CHANGE_THRESHOLD"].flatMap(Double.init) { detector.threshold = value }
         if let value = environment["CHANGE_WINDOW"].flatMap(Int.init) { detector.window = value }
         if let value = environment["CHANGE_AFTER"].flatMap(Int.init) { detector.minimumAfter = value }
         if let value = environment["CHANGE_MINIMUM"].flatMap(Int.init) { detector.minimumCheckins = value }
+        if let value = environment["CHANGE_SCREEN"].flatMap(Double.init) { detector.screeningThreshold = value }
         for index in 0..<venues {
             let changes = index % 2 == 1
             let checkins = pub(&random, shift: changes ? shift : 0, fromHour: fromHour)
             let outcome = online(checkins, detector: detector)
             if !changes {
                 stable += 1
-                if let at = outcome.raisedAt {
-                    falseAlarms += 1
-                    if environment["CHANGE_SHOWFALSE"] != nil {
-                        print("false alarm at check-in \(at) of \(checkins.count)")
-                    }
-                }
+                if outcome.raisedAt != nil { falseAlarms += 1 }
                 continue
             }
             guard let raisedAt = outcome.raisedAt, let change = outcome.final else {

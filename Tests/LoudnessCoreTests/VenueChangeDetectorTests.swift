@@ -56,19 +56,13 @@ struct VenueChangeDetectorTests {
         let (regime, raised) = Self.online(pieces)
         let change = try #require(regime.inForce)
         #expect(change.changedAt == pieces[96].time)
-        // By hand: the baseline is the first 60 check-ins (30 hours, days 0–4); the watched block
-        // starts after it (the change comes at hour 48, 48 − 30 < 40). Out of sample a cell's
-        // two check-ins share an occasion, so each is predicted by the additive profile, which
-        // the level fits exactly: the residuals are the pattern, |r| 3 or 1.5 half each, a robust
-        // SD of 1.4826 · 2.25 = 3.34 dB; the two of an hour differ by 6 or 3 (median 4.5: a
-        // within-hour SD of 4.5 / (0.6745·√2) = 4.7, held to 3.34). An hour of two has the
-        // variance 3.34²/2 (shared, its floor) + 3.34²/2 = 11.1 dB² (SD 3.34). Before the
-        // change every hour's mean residual is 0; since, 6 dB = 1.80 SD, clipped to 1.5, and the
-        // CUSUM gains 1.5 − 0.75 = 0.75 an hour: over 6 after the 9th hour (6.75), not the 8th
-        // (6.0). Half an hour reads 6 − 3 = 3 dB over an SD of √(5.56 + 11.1) = 4.09 (z 0.73,
-        // −0.02). So raised at the 18th check-in since, dated to the first.
+        // By hand: the residuals' robust SD is 1.4826 · 2.25 = 3.34 dB; the two check-ins of an
+        // hour differ by 6 or 3 dB (median 4.5: a within-hour SD of 4.5 / (0.6745·√2) = 4.7, held
+        // to 3.34). An hour's mean then has the variance 3.34²/2 (shared, its floor) + 3.34²/2 =
+        // 11.2 dB², and each hour since adds 6²/11.2 = 3.23 to T²: T reaches 9 after
+        // ⌈81/3.23⌉ = 26 hours, 52 check-ins. Raised then, never before the change.
         let after = try #require(raised) - 96
-        #expect(after == 18, "raised after \(after) check-ins since the change")
+        #expect(after >= 50 && after <= 54, "raised after \(after) check-ins since the change")
         // The pattern averages 0 over every 4 check-ins: the shift is 6 dB at every open hour.
         for hour in 18..<24 { #expect(abs(change.shiftsDB[hour] - 6) < 0.8, "hour \(hour): \(change.shiftsDB[hour])") }
         #expect(change.shiftsDB[12] == 0)

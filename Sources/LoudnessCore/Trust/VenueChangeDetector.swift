@@ -5,20 +5,17 @@ import Foundation
 /// by the judgement that found them and handed to the next.
 ///
 /// **Detection.** At every judgement, the venue's usable check-ins (levels with the phones'
-/// offsets, brought forward over the changes in force) since the last change are watched in a
-/// block of its latest occasions (``window``); every check-in before the block is the baseline,
-/// whose ``LevelReference`` (cell medians blended with the weekday + hour profile) each watched
-/// check-in is measured against. Check-ins of one hour of one day share that evening's crowd, so
-/// they are pooled into one *occasion*: the trust-weighted mean of their residuals; a residual
-/// beyond ``skipScales`` robust SDs (and ``minimumSkipDB``) is junk and counts as none. The noise
-/// an occasion's mean is standardised by is the baseline's own, measured out of sample (each fold
-/// of its occasions against the reference of the others), so the reference's own error counts.
-/// A two-sided ``CUSUM`` (allowance ``allowance``, decision interval ``decisionInterval``) runs
-/// over the block's standardised occasions, clipped to ±``clip``; an alarm whose run holds at
-/// least ``minimumAfter`` check-ins over ``minimumOccasionsAfter`` occasions, most of them beyond
-/// the allowance, is a change dated to the run's first occasion. A change is raised once, at the
-/// judgement that first sees it; when it was raised (`detectedAt`) is that judgement's latest
-/// check-in.
+/// offsets, brought forward over the changes in force) are measured against the weekday + hour
+/// profile all of them give (``VenueProfile``: medians, so a few check-ins since a change barely
+/// move it, where a cell's own median would follow them). Check-ins of one hour of one day share that evening's crowd, so they are pooled into
+/// one *occasion*: the trust-weighted mean of their residuals; a residual beyond ``skipScales``
+/// robust SDs (and ``minimumSkipDB``) is junk and counts as none. For every split among the latest ``window`` occasions
+/// since the last change, the occasions after it are compared with all before it:
+/// `T = (mean after − mean before) / √(var after + var before)`, each mean weighted by its
+/// occasions' precision `1/(σ_shared² + σ_within²/m)` (σ_within from check-ins of one occasion,
+/// σ_shared the rest of the residuals' variance). The split with the largest |T| is a change when
+/// |T| ≥ ``threshold`` with at least ``minimumAfter`` check-ins after it. A change is raised once, at the judgement that first sees it; when it was
+/// raised (`detectedAt`) is that judgement's latest check-in.
 ///
 /// **Shift.** For a change, every check-in since is measured against the check-ins before it
 /// (``LevelReference``); each hour's nearby residuals (±2 hours, weights 1, ½, ¼ by distance)
@@ -33,23 +30,18 @@ import Foundation
 /// judge builds cells from all of them; a changed hour's cell with no check-in since is an estimate
 /// (basis `after_change`).
 public struct VenueChangeDetector: Sendable {
-    /// Fewest usable check-ins before the watched ones: the baseline they are measured against.
+    /// Fewest usable check-ins before a venue is watched for changes.
     public var minimumCheckins = 60
-    /// Most occasions the CUSUM watches: the block it watches holds window/2 to window of the
-    /// latest occasions since the last change, and moves on by window/2.
+    /// Occasions since the last change among which a split is looked for.
     public var window = 40
-    /// Fewest check-ins in an alarm's run.
+    /// Fewest check-ins after a split.
     public var minimumAfter = 3
-    /// Fewest occasions in an alarm's run: one evening's crowd is no change.
-    public var minimumOccasionsAfter = 2
-    /// The CUSUM's allowance `k`, SDs of an occasion's mean residual: about half the smallest
-    /// shift worth finding quickly.
-    public var allowance = 0.75
-    /// The CUSUM's decision interval `h`.
-    public var decisionInterval = 6.0
-    /// Standardised residuals are clipped to ±this before the CUSUM: what junk the skip leaves
-    /// moves the sums at most so much.
-    public var clip = 1.5
+    /// Fewest occasions after a split: one evening's crowd is no change.
+    public var minimumOccasionsAfter = 3
+    /// |T| of a split against all check-ins' profile worth confirming.
+    public var screeningThreshold = 3.0
+    /// |T| of the check-ins since a split, against those before it alone, that makes it a change.
+    public var threshold = 9.0
     /// Residuals farther than this many robust SDs are junk and count as none.
     public static let skipScales = 3.5
     /// The nearest a residual may be to count as junk, dB: a change of 6 dB must count in full in
@@ -137,13 +129,7 @@ public struct VenueChangeDetector: Sendable {
         let start = max(
             changes.last { $0.status == .inForce }?.changedAt ?? -.infinity,
             known.filter { $0.status != .inForce }.map(\.detectedAt).max() ?? -.infinity)
-        // What an admin dismissed is an episode, not the venue: its check-ins until the watch
-        // starts are no baseline, and a run like it (same way, within half its shift) is none.
-        let dismissed = known.filter { $0.status == .dismissed && $0.detectedAt <= start }
-        if let split = detect(
-            pieces, levels: levels, from: start, excluding: dismissed.map { $0.changedAt..<$0.detectedAt },
-            unlike: dismissed.map(\.shiftDB))
-        {
+        if let split = detect(pieces, levels: levels, from: start) {
             var change = VenueChange(
                 changedAt: split.changedAt, detectedAt: pieces.map(\.time).max() ?? split.changedAt,
                 shiftsDB: [Double](repeating: 0, count: 24), shiftDB: split.shiftDB, checkinsSince: 0, isNew: true)
@@ -180,103 +166,48 @@ public struct VenueChangeDetector: Sendable {
 
     // MARK: - Detection
 
-    /// The change since `start`, when the CUSUM finds one: where its run starts and its shift.
-    ///
-    /// The latest ``window`` occasions since `start` are *watched*; every check-in before them is
-    /// the *baseline* (at least ``minimumCheckins``). Each watched occasion's mean residual against
-    /// the baseline's ``LevelReference`` is standardised by the baseline's own noise, measured
-    /// out of sample (``crossFittedNoise(_:pieces:levels:)``: the reference of every other day
-    /// predicts the rest, so its own error counts as noise), clipped to ±``clip`` and fed to a
-    /// two-sided ``CUSUM`` with the allowance ``allowance`` and decision interval
-    /// ``decisionInterval``, each occasion weighing its check-ins' trust (at most 1). An alarm
-    /// with at least ``minimumAfter`` check-ins and ``minimumOccasionsAfter`` occasions in its run
-    /// is a change dated to the run's first occasion; its shift is the run's mean residual.
-    ///
-    /// `excluding`: spans whose check-ins are left out of the baseline; `unlike`: shifts an alarm's
-    /// run must not resemble (same sign, within half of one) to count.
-    func detect(
-        _ pieces: [Piece], levels: [Double], from start: Double, excluding: [Range<Double>] = [],
-        unlike: [Double] = []
-    ) -> (changedAt: Double, shiftDB: Double)? {
+    /// The change since `start`, when the split test finds one: where it starts and its shift.
+    /// Screening: against the profile of *all* check-ins, the split with the largest |T| among the
+    /// latest occasions, when it reaches ``screeningThreshold`` (the fit follows a change in part:
+    /// a weak filter). Confirmation: the check-ins since the split against the profile
+    /// of those before it alone, with the noise measured about that profile, when their |T|
+    /// reaches ``threshold``.
+    func detect(_ pieces: [Piece], levels: [Double], from start: Double) -> (changedAt: Double, shiftDB: Double)? {
         let order = Self.checkinOrder(Array(pieces.indices), pieces)
-        guard order.count > minimumCheckins else { return nil }
-        // Where each occasion starts in `order`.
-        var bounds: [Int] = []
-        for index in order.indices
-        where index == 0 || pieces[order[index][0]].occasion != pieces[order[index - 1][0]].occasion {
-            bounds.append(index)
-        }
-        let sinceStart = bounds.firstIndex { pieces[order[$0][0]].time >= start } ?? bounds.count
-        let enoughBefore = bounds.firstIndex { $0 >= minimumCheckins } ?? bounds.count
-        // The watched block starts at a multiple of half the window from the first occasion it
-        // may: the baseline stays put for window/2 judgements' occasions, so the CUSUM of one
-        // judgement is the last one's carried on, not a fresh look at the same check-ins.
-        let eligible = max(sinceStart, enoughBefore)
-        guard eligible < bounds.count else { return nil }
-        let step = max(window / 2, 1)
-        let first = eligible + max(0, (bounds.count - eligible - step) / step * step)
-        let baseline = order[..<bounds[first]].filter { members in
-            !excluding.contains { $0.contains(pieces[members[0]].time) }
-        }
-        let baselinePieces = baseline.flatMap { $0 }
-        guard let noise = Self.crossFittedNoise(baseline, pieces: pieces, levels: levels),
-            let reference = LevelReference(
-                baselinePieces.map { pieces[$0] }, levels: baselinePieces.map { levels[$0] },
-                weights: baselinePieces.map { pieces[$0].weight })
+        guard order.count >= minimumCheckins,
+            let profile = VenueProfile.fit(pieces.indices.map { (pieces[$0].cell, levels[$0]) }),
+            let screened = bestSplit(
+                Self.occasions(order, pieces: pieces, levels: levels, reference: profile.fitted), from: start),
+            abs(screened.z) >= screeningThreshold
         else { return nil }
-        let watched = Self.occasions(
-            Array(order[bounds[first]...]), pieces: pieces, levels: levels, reference: reference.level, noise: noise
-        ).list
-        var cusum = CUSUM(k: allowance, h: decisionInterval)
-        for (index, occasion) in watched.enumerated() {
-            let z = min(max(occasion.meanDB / occasion.varianceDB2.squareRoot(), -clip), clip)
-            guard let alarm = cusum.update(z, weight: occasion.weight, index: index) else { continue }
-            let run = watched[alarm.start...index]
-            guard run.count >= minimumOccasionsAfter, run.reduce(0, { $0 + $1.checkins }) >= minimumAfter else {
-                continue
-            }
-            // Most of the run must lie beyond the allowance: a few junk readings clipped at the
-            // top make a sum, not a change.
-            let sign = alarm.direction == .up ? 1.0 : -1.0
-            let typical = RobustStatistics.median(run.map { sign * $0.meanDB / $0.varianceDB2.squareRoot() }) ?? 0
-            guard typical >= allowance else { continue }
-
-            var sum = 0.0
-            var precision = 0.0
-            for member in run {
-                sum += member.meanDB * member.precision
-                precision += member.precision
-            }
-            let shift = sum / precision
-            if unlike.contains(where: { $0 * shift > 0 && abs(shift - $0) < abs($0) / 2 }) { continue }
-            return (watched[alarm.start].start, shift)
+        let before = order.filter { pieces[$0[0]].time < screened.changedAt }
+        let since = order.filter { pieces[$0[0]].time >= screened.changedAt }
+        let beforePieces = before.flatMap { $0 }
+        // The profile of the check-ins before: the noise about it (non-additive weeks included) is
+        // measured on them, and the check-ins since are measured against it alike.
+        guard let earlier = VenueProfile.fit(beforePieces.map { (pieces[$0].cell, levels[$0]) }),
+            let noise = Self.occasions(before, pieces: pieces, levels: levels, reference: earlier.fitted).noise
+        else { return nil }
+        let after = Self.occasions(since, pieces: pieces, levels: levels, reference: earlier.prediction, noise: noise)
+        var sum = 0.0
+        var precision = 0.0
+        for occasion in after.list {
+            sum += occasion.sum
+            precision += occasion.precision
         }
-        return nil
+        guard precision > 0, after.list.count >= minimumOccasionsAfter else { return nil }
+        let shift = sum / precision
+        return abs(shift * precision.squareRoot()) >= threshold ? (screened.changedAt, shift) : nil
     }
 
-    /// A venue's occasions in time order, and the residuals' noise (nil with fewer than 10).
+    /// A venue's occasions in time order: each one's start, precision-weighted mean residual
+    /// (`sum` = mean × precision), precision `min(trust, 1) / variance` and check-ins; and the
+    /// residuals' noise (nil with fewer than 10).
     struct Occasions {
-        struct Occasion {
-            /// Its first check-in's start, seconds since 1970.
-            var start: Double
-            /// The trust-weighted mean residual of its check-ins, dB.
-            var meanDB: Double
-            /// The variance of that mean (``OccasionNoise/occasionVariance(checkins:)``), dB².
-            var varianceDB2: Double
-            /// Its check-ins' trust, at most 1.
-            var weight: Double
-            var checkins: Int
-
-            var precision: Double { weight / varianceDB2 }
-        }
-
-        var list: [Occasion]
+        var list: [(start: Double, sum: Double, precision: Double, checkins: Int)]
         var noise: OccasionNoise?
     }
 
-    /// The occasions of check-ins `order` (time order) with their residuals against `reference`;
-    /// residuals beyond the noise's ``OccasionNoise/skipDB`` are junk and count as none. The noise
-    /// is `given`, or measured on these residuals.
     static func occasions(
         _ order: [[Int]], pieces: [Piece], levels: [Double], reference: (LocalHour) -> Double?,
         noise given: OccasionNoise? = nil
@@ -290,7 +221,7 @@ public struct VenueChangeDetector: Sendable {
         guard let noise = given ?? OccasionNoise(residuals.map { ($0.value, $0.occasion, $0.device) }) else {
             return Occasions(list: [], noise: nil)
         }
-        var list: [Occasions.Occasion] = []
+        var list: [(start: Double, sum: Double, precision: Double, checkins: Int)] = []
         var index = 0
         while index < residuals.count {
             var end = index
@@ -304,49 +235,37 @@ public struct VenueChangeDetector: Sendable {
                 end += 1
             }
             if weight > 0 {
-                list.append(
-                    Occasions.Occasion(
-                        start: residuals[index].time, meanDB: sum / weight,
-                        varianceDB2: noise.occasionVariance(checkins: weight), weight: min(weight, 1),
-                        checkins: end - index))
+                let precision = min(weight, 1) / noise.occasionVariance(checkins: weight)
+                list.append((residuals[index].time, sum / weight * precision, precision, end - index))
             }
             index = end
         }
         return Occasions(list: list, noise: noise)
     }
 
-    /// Folds of the baseline's occasions for ``crossFittedNoise(_:pieces:levels:)``.
-    static let noiseFolds = 4
-
-    /// The noise of check-ins about a reference they are not part of: the baseline's occasions
-    /// dealt into ``noiseFolds`` folds (by a hash of the occasion, so each cell's evenings fall in
-    /// several), each fold's residuals against the ``LevelReference`` of the others. A reference of
-    /// ¾ of the baseline errs a little more than the whole one, so this overstates the noise a
-    /// little: the CUSUM errs towards calm.
-    static func crossFittedNoise(_ baseline: [[Int]], pieces: [Piece], levels: [Double]) -> OccasionNoise? {
-        func fold(_ occasion: Int64) -> Int {
-            // Fibonacci hashing: the product's top bits.
-            let hash = (UInt64(bitPattern: occasion) &* 0x9E37_79B9_7F4A_7C15) >> 32
-            return Int((hash * UInt64(noiseFolds)) >> 32)
+    /// Among the latest ``window`` occasions since `start`, the split whose occasions after it
+    /// differ most from all before it: `T = (mean after − mean before) / √(var after + var before)`.
+    func bestSplit(_ occasions: Occasions, from start: Double) -> (changedAt: Double, z: Double)? {
+        let list = occasions.list
+        let first = list.firstIndex { $0.start >= start } ?? list.count
+        let lowest = max(first, list.count - window, 1)
+        guard lowest < list.count else { return nil }
+        let candidates = lowest..<list.count
+        var after = (sum: 0.0, precision: 0.0, checkins: 0)
+        var before = list.reduce((sum: 0.0, precision: 0.0)) { ($0.sum + $1.sum, $0.precision + $1.precision) }
+        var best: (changedAt: Double, z: Double)?
+        for position in candidates.reversed() {
+            after.sum += list[position].sum
+            after.precision += list[position].precision
+            after.checkins += list[position].checkins
+            before.sum -= list[position].sum
+            before.precision -= list[position].precision
+            guard after.checkins >= minimumAfter, before.precision > 0 else { continue }
+            let shift = after.sum / after.precision - before.sum / before.precision
+            let z = shift / (1 / after.precision + 1 / before.precision).squareRoot()
+            if abs(z) > abs(best?.z ?? 0) { best = (list[position].start, z) }
         }
-        var folds = [[[Int]]](repeating: [], count: noiseFolds)
-        for members in baseline { folds[fold(pieces[members[0]].occasion)].append(members) }
-        var residuals: [(value: Double, occasion: Int64, device: String)] = []
-        for held in folds.indices {
-            let others = folds.indices.filter { $0 != held }.flatMap { folds[$0].flatMap { $0 } }
-            guard
-                let reference = LevelReference(
-                    others.map { pieces[$0] }, levels: others.map { levels[$0] },
-                    weights: others.map { pieces[$0].weight })
-            else { return nil }
-            for members in folds[held] {
-                guard let value = residual(members, levels: levels, pieces: pieces, reference: reference.level)
-                else { continue }
-                residuals.append((value, pieces[members[0]].occasion, pieces[members[0]].device))
-            }
-        }
-        residuals.sort { $0.occasion < $1.occasion }
-        return OccasionNoise(residuals)
+        return best
     }
 
     /// A check-in's mean residual over its pieces with a reference level.
