@@ -105,9 +105,9 @@ build_from=$(date +%s)
 say "built in $(($(date +%s) - build_from)) s ($(grep -c 'Using cache' "$work/build.log" || true) steps from the cache)"
 # The build stage alone, tagged for its size (every step cached by the build above).
 docker build -q --target build -t "$image-build" . >/dev/null
-size() { docker image inspect -f '{{.Size}}' "$1" | numfmt --to=iec --suffix=B; }
+size() { docker image inspect -f '{{.Size}}' "$1" | numfmt --to=iec-i --suffix=B; }
 say "sizes: runtime $image $(size "$image"), build stage $(size "$image-build"), base debian:bookworm-slim $(size debian:bookworm-slim)"
-say "the binary: $(docker run --rm --entrypoint sh "$image" -c 'ls -l /app/hearclear' | awk '{print $5}' | numfmt --to=iec --suffix=B); the model: $(docker run --rm --entrypoint sh "$image" -c 'du -sh /app/models' | cut -f1)"
+say "the binary: $(docker run --rm --entrypoint sh "$image" -c 'ls -l /app/hearclear' | awk '{print $5}' | numfmt --to=iec-i --suffix=B); the model: $(docker run --rm --entrypoint sh "$image" -c 'du -sh /app/models' | cut -f1)"
 docker run --rm --entrypoint sh "$image" -c '
     found=""
     for tool in swift swiftc clang gcc cc c++ ld python3 pip pip3 apt-get chromium sox espeak-ng stress-ng pg_dump psql postgres; do
@@ -177,7 +177,7 @@ step "7b. backup (pg_dump, the data volume) and restore onto a fresh stack (docs
 "${probe[@]}" snapshot --from "$work/seed.json" --burst "$work/burst.json" --state "$work/backup.json"
 "${compose[@]}" exec -T db pg_dump -U hearclear -d hearclear -Fc >"$work/hearclear.dump"
 "${compose[@]}" exec -T app tar -C /app/data -cf - . >"$work/appdata.tar"
-say "backup: database $(stat -c %s "$work/hearclear.dump" | numfmt --to=iec --suffix=B) (pg_dump -Fc), data directory: $(tar -tf "$work/appdata.tar" | grep -v '/$' | xargs)"
+say "backup: database $(stat -c %s "$work/hearclear.dump" | numfmt --to=iec-i --suffix=B) (pg_dump -Fc), data directory: $(tar -tf "$work/appdata.tar" | grep -v '/$' | xargs)"
 "${compose[@]}" down -v >/dev/null 2>&1
 say "down -v: $(docker volume ls -q | grep -c "^${project}_" || true) volumes of $project left"
 from=$(date +%s%N)

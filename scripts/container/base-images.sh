@@ -86,7 +86,7 @@ LIST
     tar -C "$root" --numeric-owner -c . \
         | docker import --change 'CMD ["bash"]' --change "LABEL $label=debootstrap-bookworm-minbase" \
             - "$debian_image" >/dev/null
-    say "$debian_image: made ($(docker image inspect -f '{{.Size}}' "$debian_image" | numfmt --to=iec))"
+    say "$debian_image: made ($(docker image inspect -f '{{.Size}}' "$debian_image" | numfmt --to=iec-i --suffix=B))"
 }
 
 # What swift:6.x-bookworm installs (swiftlang/swift-docker, 6.x/bookworm/Dockerfile) on Debian's
@@ -118,14 +118,14 @@ make_swift() {
         swift --version' >/dev/null
     docker commit --change 'CMD ["bash"]' --change "LABEL $label=swift-toolchain-from-$toolchain" \
         "$container" "$swift_image" >/dev/null
-    say "$swift_image: made ($(docker image inspect -f '{{.Size}}' "$swift_image" | numfmt --to=iec))"
+    say "$swift_image: made ($(docker image inspect -f '{{.Size}}' "$swift_image" | numfmt --to=iec-i --suffix=B))"
 }
 
 make_postgis() {
     say "$postgis_image: $debian_image + postgresql-15-postgis-3 (scripts/container/postgis)"
     docker build -q --build-arg "DEBIAN_IMAGE=$debian_image" --label "$label=debian-postgresql-15-postgis-3" \
         -t "$postgis_image" scripts/container/postgis >/dev/null
-    say "$postgis_image: made ($(docker image inspect -f '{{.Size}}' "$postgis_image" | numfmt --to=iec))"
+    say "$postgis_image: made ($(docker image inspect -f '{{.Size}}' "$postgis_image" | numfmt --to=iec-i --suffix=B))"
 }
 
 have "$debian_image" || make_debian
