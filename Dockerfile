@@ -1,8 +1,8 @@
 # HearClear: multi-stage image. Build with `docker build -t hearclear .` or `docker compose up --build`.
 # The runtime image has no PostgreSQL server: give it DATABASE_URL (docker-compose.yml does).
 
-# ---- build: Swift toolchain (Package.swift needs tools 6.2 or later) ----
-ARG SWIFT_IMAGE=swift:6.2-bookworm
+# ---- build: Swift toolchain (Package.swift needs tools 6.2 or later; tested with 6.3.1) ----
+ARG SWIFT_IMAGE=swift:6.3-bookworm
 FROM ${SWIFT_IMAGE} AS build
 
 RUN apt-get update \
@@ -22,8 +22,11 @@ RUN swift package resolve
 
 COPY Sources ./Sources
 COPY Tests ./Tests
+# Without its debug information (about two thirds of the binary); the symbols stay, so a crash's
+# backtrace still names its functions.
 RUN swift build -c release --static-swift-stdlib --product hearclear \
-    && install -D -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/hearclear" /out/hearclear
+    && install -D -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/hearclear" /out/hearclear \
+    && strip --strip-debug /out/hearclear
 
 # ---- runtime: Debian slim with the shared libraries the binary still needs ----
 FROM debian:bookworm-slim

@@ -10,7 +10,7 @@ SOUND_CHARACTER_DIR ?= $(or $(TMPDIR),/tmp)/hearclear-sound-character
 # Where scripts/sound-character/real.py keeps the Debian packages it fetches and the real set it cuts.
 SOUND_CHARACTER_REAL_DIR ?= $(or $(TMPDIR),/tmp)/hearclear-sound-real
 
-.PHONY: deps deps-run build release run test test-under-load contract pages-browser generate sound-character sound-character-real format loadtest ingest-ceiling sample-bytes clean
+.PHONY: deps deps-run build release run test test-under-load contract pages-browser generate sound-character sound-character-real format loadtest ingest-ceiling sample-bytes container-check clean
 
 # Everything: what serving needs and the test tools (chromium, stress-ng, sox, espeak-ng, the
 # Python of the tests). `make run`, `build` and `release` install only what serving needs.
@@ -93,6 +93,13 @@ ingest-ceiling: release
 # Bytes a stored sample of the simulated city, seeds 1-4 into one scratch server, as served and compacted.
 sample-bytes: release
 	scripts/sample-bytes.sh city 4
+
+# The image from the Dockerfile and the stack of docker-compose.yml, built and run on this machine's
+# Docker and checked through the published port; stand-in base images made when no registry
+# answers (docs/OPERATIONS.md, "The container check"). Not part of `make test`: the image's
+# release build alone takes about 20 minutes of 2 cores.
+container-check:
+	./scripts/container-check.sh
 
 clean:
 	rm -rf .build .build-generator

@@ -27,7 +27,7 @@ public struct AdminCredentials: Sendable {
 
     /// Resolves the credentials; `announce` receives the generated password's notice.
     public static func resolve(
-        _ settings: AdminSettings, logger: Logger, announce: (String) -> Void = { print($0) }
+        _ settings: AdminSettings, logger: Logger, announce: (String) -> Void = printFlushed
     ) throws -> AdminCredentials {
         let user = settings.user
         if let hash = settings.passwordHash?.trimmingCharacters(in: .whitespacesAndNewlines) {
@@ -55,6 +55,13 @@ public struct AdminCredentials: Sendable {
             """
         )
         return credentials
+    }
+
+    /// Writes the notice straight to standard output. `print` buffers it when standard output is
+    /// a pipe (`docker logs`, systemd's journal), where the password shown only once would wait,
+    /// unseen, for kilobytes more of output.
+    public static func printFlushed(_ notice: String) {
+        FileHandle.standardOutput.write(Data((notice + "\n").utf8))
     }
 
     /// 20 characters from 31 unambiguous ones (about 99 bits), in groups of five for reading aloud.
