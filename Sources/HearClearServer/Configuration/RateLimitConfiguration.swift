@@ -1,7 +1,7 @@
 import Configuration
 import HearClearEngine
 
-/// The rate limits of `serve` (README, "Rate limits"), each `N/s`, `N/min` or `N/h`, per instance.
+/// The rate limits of `serve` (docs/OPERATIONS.md, "Rate limits"), each `N/s`, `N/min` or `N/h`, per instance.
 public struct RateLimitConfiguration: Sendable, Equatable {
     /// Check-ins (v1 and v2) a device may submit: a person checks in a few times an evening.
     public var checkinsPerDevice = RateLimit(ServerSettings.rateCheckinsDevice.defaultValue!)!

@@ -8,7 +8,7 @@ import Hummingbird
 import Metrics
 import NIOCore
 
-/// Token-bucket rate limits (README, "Rate limits"; docs/ARCHITECTURE.md, "Rate limits"): per
+/// Token-bucket rate limits (docs/OPERATIONS.md, "Rate limits"; docs/ARCHITECTURE.md, "Rate limits"): per
 /// client address on check-ins, reports, metering and search (``RateLimitMiddleware``), and per
 /// device on check-ins and reports (the controllers, once the body says which device). A refusal
 /// is a 429 problem `rate-limited` with `Retry-After`, counted in

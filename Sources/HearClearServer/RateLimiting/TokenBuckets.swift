@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// Token buckets by key, in this process's memory: each instance limits on its own (with N
-/// instances behind a balancer a client gets up to N times the rate; README, "Rate limits").
+/// instances behind a balancer a client gets up to N times the rate; docs/OPERATIONS.md, "Rate limits").
 /// Buckets full again are forgotten when there are many, so memory stays bounded by the keys
 /// active within one refill period.
 final class TokenBuckets: Sendable {
