@@ -42,9 +42,9 @@ public enum AudioMeter {
     /// The containers libsndfile reads front to back once opened, so that a stream of them is
     /// decoded with bounded memory (``AudioByteStream``): WAV, WAVEX, W64, RF64, AIFF, AU and FLAC.
     /// Every other container (Ogg Vorbis and Opus, MP3, CAF, …) is held whole.
-    public static let sequentialFormats: Set<Int32> = [
-        SF_FORMAT_WAV, SF_FORMAT_WAVEX, SF_FORMAT_W64, SF_FORMAT_RF64, SF_FORMAT_AIFF, SF_FORMAT_AU, SF_FORMAT_FLAC,
-    ].map { Int32($0) }.reduce(into: []) { $0.insert($1) }
+    public static let sequentialFormats = Set(
+        [SF_FORMAT_WAV, SF_FORMAT_WAVEX, SF_FORMAT_W64, SF_FORMAT_RF64, SF_FORMAT_AIFF, SF_FORMAT_AU, SF_FORMAT_FLAC]
+            .map { Int32($0) })
 
     /// Meters a recording as its bytes arrive in `stream`, on the calling thread, which waits for
     /// bytes not yet there: the same levels, bands and character as the whole-file

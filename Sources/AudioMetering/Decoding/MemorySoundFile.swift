@@ -15,7 +15,8 @@ struct MemorySoundFile: ~Copyable {
     init(reading bytes: Data) throws(AudioMeteringError) {
         let source = MemoryByteSource(bytes)
         var io = MemoryByteSource.virtualIO()
-        (handle, info) = try Self.open(&io, Unmanaged.passUnretained(source).toOpaque(), lockingOpen: true)
+        let userData = Unmanaged.passUnretained(source).toOpaque()
+        (handle, info) = try Self.open(lockingOpen: true) { sf_open_virtual(&io, Int32(SFM_READ), &$0, userData) }
         self.source = source
     }
 
@@ -23,22 +24,14 @@ struct MemorySoundFile: ~Copyable {
     init(streaming stream: AudioByteStream) throws(AudioMeteringError) {
         let source = StreamByteSource(stream)
         var io = StreamByteSource.virtualIO()
-        (handle, info) = try Self.open(&io, Unmanaged.passUnretained(source).toOpaque(), lockingOpen: false)
+        let userData = Unmanaged.passUnretained(source).toOpaque()
+        (handle, info) = try Self.open(lockingOpen: false) { sf_open_virtual(&io, Int32(SFM_READ), &$0, userData) }
         self.source = source
     }
 
     /// Opens a file on disk, which libsndfile reads (and seeks in) itself, a buffer at a time.
     init(path: String) throws(AudioMeteringError) {
-        var info = SF_INFO()
-        let (handle, message) = failedOpenMessageLock.withLock {
-            guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
-                return (OpaquePointer?.none, String(cString: sf_strerror(nil)))
-            }
-            return (handle, "")
-        }
-        guard let handle else { throw .unreadable(libsndfileMessage: message) }
-        self.handle = handle
-        self.info = info
+        (handle, info) = try Self.open(lockingOpen: true) { sf_open(path, Int32(SFM_READ), &$0) }
         source = path as NSString
     }
 
@@ -47,20 +40,20 @@ struct MemorySoundFile: ~Copyable {
     /// not hold up every other open: its message is read under the lock just after (another
     /// thread's failure in between could replace it).
     private static func open(
-        _ io: inout SF_VIRTUAL_IO, _ userData: UnsafeMutableRawPointer, lockingOpen: Bool
+        lockingOpen: Bool, _ opening: (inout SF_INFO) -> OpaquePointer?
     ) throws(AudioMeteringError) -> (OpaquePointer, SF_INFO) {
         var info = SF_INFO()
         let handle: OpaquePointer?
         let message: String
         if lockingOpen {
             (handle, message) = failedOpenMessageLock.withLock {
-                guard let handle = sf_open_virtual(&io, Int32(SFM_READ), &info, userData) else {
+                guard let handle = opening(&info) else {
                     return (OpaquePointer?.none, String(cString: sf_strerror(nil)))
                 }
                 return (handle, "")
             }
         } else {
-            handle = sf_open_virtual(&io, Int32(SFM_READ), &info, userData)
+            handle = opening(&info)
             message = handle == nil ? failedOpenMessageLock.withLock { String(cString: sf_strerror(nil)) } : ""
         }
         guard let handle else { throw .unreadable(libsndfileMessage: message) }
@@ -79,7 +72,7 @@ struct MemorySoundFile: ~Copyable {
     /// The container, as `SF_FORMAT_TYPEMASK` picks it out of ``info``.
     var formatType: Int32 { info.format & Int32(SF_FORMAT_TYPEMASK) }
 
-    var formatName: String { Self.name(ofFormat: info.format & Int32(SF_FORMAT_TYPEMASK)) }
+    var formatName: String { Self.name(ofFormat: formatType) }
     var encodingName: String { Self.name(ofFormat: info.format & Int32(SF_FORMAT_SUBMASK)) }
 
     /// Reads up to `frameCount` interleaved float frames (full scale ±1); 0 at the end.

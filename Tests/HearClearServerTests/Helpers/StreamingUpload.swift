@@ -17,6 +17,25 @@ enum StreamingUpload {
         var bodyBytesSent: Int
     }
 
+    /// A plain TCP connection to the server, bytes both ways.
+    private static func connect(host: String, port: Int) async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+        try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: host, port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+    }
+
+    /// A POST's head: with `Content-Length: declaredLength`, or chunked without it.
+    private static func requestHead(path: String, host: String, contentType: String, declaredLength: Int? = nil)
+        -> ByteBuffer
+    {
+        var head = "POST \(path) HTTP/1.1\r\nHost: \(host)\r\nContent-Type: \(contentType)\r\n"
+        head += declaredLength.map { "Content-Length: \($0)\r\n" } ?? "Transfer-Encoding: chunked\r\n"
+        return ByteBuffer(string: head + "\r\n")
+    }
+
     /// Sends at most `maxBytes` of body: `Transfer-Encoding: chunked` without `declaredLength`,
     /// else that `Content-Length` (and never more than it). The body is `content` when given
     /// (`maxBytes` then at most its size), else filler bytes.
@@ -25,19 +44,13 @@ enum StreamingUpload {
         maxBytes: Int, holdAfter: Int, hold: Duration = TestPatience.event, chunkBytes: Int = 1 << 20,
         content: ByteBuffer? = nil
     ) async throws -> Outcome {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connect(host: host, port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                }
-            }
+        let channel = try await connect(host: host, port: port)
         let sent = SentBytes()
         return try await channel.executeThenClose { inbound, outbound in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    var head = "POST \(path) HTTP/1.1\r\nHost: \(host)\r\nContent-Type: \(contentType)\r\n"
-                    head += declaredLength.map { "Content-Length: \($0)\r\n" } ?? "Transfer-Encoding: chunked\r\n"
-                    try await outbound.write(ByteBuffer(string: head + "\r\n"))
+                    try await outbound.write(
+                        requestHead(path: path, host: host, contentType: contentType, declaredLength: declaredLength))
                     let limit = min(maxBytes, declaredLength ?? .max)
                     let chunk = ByteBuffer(repeating: 0x55, count: chunkBytes)
                     while sent.value < limit, !Task.isCancelled {
@@ -89,20 +102,12 @@ enum StreamingUpload {
         host: String = "localhost", port: Int, path: String, contentType: String, content: ByteBuffer,
         chunkBytes: Int = 64 << 10
     ) async throws -> Exchange {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connect(host: host, port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                }
-            }
+        let channel = try await connect(host: host, port: port)
         let lastChunk = LastChunk()
         return try await channel.executeThenClose { inbound, outbound in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    try await outbound.write(
-                        ByteBuffer(
-                            string: "POST \(path) HTTP/1.1\r\nHost: \(host)\r\nContent-Type: \(contentType)\r\n"
-                                + "Transfer-Encoding: chunked\r\n\r\n"))
+                    try await outbound.write(requestHead(path: path, host: host, contentType: contentType))
                     var rest = content
                     while let piece = rest.readSlice(length: min(chunkBytes, rest.readableBytes)),
                         piece.readableBytes > 0
