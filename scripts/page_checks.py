@@ -14,3 +14,12 @@ def shoot(page, folder, name, failures):
         page.set_viewport_size(size)
         page.screenshot(path=str(folder / f"{name}-{width}.png"), full_page=True)
     page.set_viewport_size(WIDTHS["1280"])
+
+
+def tab_to(page, selector, limit=60):
+    """Presses Tab until `selector` has the focus; fails when it never does."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if page.evaluate("(s) => document.activeElement && document.activeElement.matches(s)", selector):
+            return
+    raise AssertionError(f"Tab never reached {selector} on {page.url}")

@@ -28,18 +28,9 @@ from pathlib import Path
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import sync_playwright
 
-from page_checks import WIDTHS, shoot
+from page_checks import WIDTHS, shoot, tab_to
 
 SERIOUS = {"serious", "critical"}
-
-
-def tab_to(page, selector, limit=60):
-    """Presses Tab until `selector` has the focus; fails when it never does."""
-    for _ in range(limit):
-        page.keyboard.press("Tab")
-        if page.evaluate("(s) => document.activeElement && document.activeElement.matches(s)", selector):
-            return
-    raise AssertionError(f"Tab never reached {selector} on {page.url}")
 
 
 def submit(page, key="Enter"):
