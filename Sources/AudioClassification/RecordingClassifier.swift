@@ -20,7 +20,8 @@ public final class RecordingClassifier {
     private let frontEnd: LogMelFrontEnd
     private let collected: Collected
 
-    /// The character's windows are this long from the start (`CharacterWindowing.windowSeconds`).
+    /// The character's windows are this long from the start (AudioMetering's `CharacterWindowing`
+    /// takes its length from here).
     public static let windowSeconds = 10
     /// A window is settled once a patch's middle lies this far past its end: the shortest rest that
     /// stands as its own window (5 s) and a second of margin.

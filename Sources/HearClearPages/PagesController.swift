@@ -393,10 +393,9 @@ struct PagesController: Sendable {
             "title": "Measure here", "seconds": chosen, "lengths": lengths, "testSeconds": testSeconds ?? false,
         ]
         if let raw = query["venue"] {
-            let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~:-")
-            guard (1...128).contains(raw.count), raw.allSatisfy(allowed.contains) else { return notFound(request) }
+            guard let id = Self.venueID(raw) else { return notFound(request) }
             let bands = try await cache.currentBands()
-            guard let sheet = try await loudness.sheet(externalID: raw, bands: bands) else { return notFound(request) }
+            guard let sheet = try await loudness.sheet(externalID: id, bands: bands) else { return notFound(request) }
             let venue = sheet.grid.venue
             object["title"] = "Measure at \(venue.name)"
             object["venue"] = [
@@ -441,7 +440,11 @@ struct PagesController: Sendable {
 
     /// The `{venueId}` path parameter when it is a venue id (the API's rule), else `nil`.
     static func venueID(_ context: AppRequestContext) -> String? {
-        let id = context.parameters.get("venueId") ?? ""
+        venueID(context.parameters.get("venueId") ?? "")
+    }
+
+    /// `id` when it is a venue id (the API's rule), else `nil`.
+    static func venueID(_ id: String) -> String? {
         let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~:-")
         guard (1...128).contains(id.count), id.allSatisfy(allowed.contains) else { return nil }
         return id

@@ -1,3 +1,5 @@
+import AudioClassification
+
 /// Cuts the recording's seconds into the character's windows and measures each window's frame
 /// features as soon as the window is settled, so that no more than 15 seconds of frame envelopes
 /// are ever held.
@@ -6,7 +8,8 @@
 /// 14 s, and a recording under 10 s is one window). A window is settled once the seconds after it
 /// reach 5, or at the end.
 struct CharacterWindowing {
-    static let windowSeconds = 10
+    /// The AudioSet model's scores are pooled over the same windows as it decodes.
+    static let windowSeconds = RecordingClassifier.windowSeconds
     static let shortestRestSeconds = 5
 
     /// The frame features of one settled window.

@@ -101,13 +101,12 @@ struct NameSearcher {
         if let cap, smallest.map({ $0.count > nearbyCount(cap) }) ?? true {
             // Near the point: the grid's venues there, each first tested against the smallest
             // bucket too.
-            let first = smallest
             for gridKey in table.grid.cells(touching: cap) {
                 for list in [table.cells, table.plainCells] {
                     guard let cell = list[gridKey] else { continue }
                     for k in cell.slots.indices
                     where cap.contains(latitude: cell.latitudes[k], longitude: cell.longitudes[k]) {
-                        if let first, !first.contains(cell.slots[k]) { continue }
+                        if let smallest, !smallest.contains(cell.slots[k]) { continue }
                         consider(cell.slots[k])
                     }
                 }
