@@ -9,13 +9,17 @@
 # check-ins/s of each, and the server's share of COPY's.
 #
 #   scripts/ingest-ceiling.sh [CLIENTS] [SECONDS]     (defaults 16 and 20)
+#
+# CEILING_SERVE_ARGS adds `serve` options, e.g. `--ingest-group-window-ms 0` for check-ins written
+# each alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 clients=${1:-16}
 seconds=${2:-20}
 port=${CEILING_PORT:-18095}
 . scripts/scratch-server.sh
-serve_release_scratch "ingest ceiling" "$port" --log-level warning
+# shellcheck disable=SC2086 # options, split on purpose
+serve_release_scratch "ingest ceiling" "$port" --log-level warning ${CEILING_SERVE_ARGS:-}
 
 echo "== the server: GET /health, then check-ins"
 "$bench" loadtest ingest --url "$base" --clients "$clients" --duration "$seconds" --probe-interval 0 --health \

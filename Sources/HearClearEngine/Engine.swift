@@ -61,7 +61,8 @@ public struct Engine: Sendable {
         // Shared by ingest and venue updates, so a venue update is seen by ingest at once.
         let cache = IngestCache()
         let venueStore = VenueRepository(client: client, logger: logger, cache: cache)
-        let checkins = CheckinRepository(client: client, logger: logger, cache: cache)
+        let checkins = CheckinRepository(
+            client: client, logger: logger, cache: cache, groupWindow: configuration.ingestGroupWindow)
         intake = CheckinIntake(
             checkins: checkins, rule: IntakeRule(maxDistanceMetres: configuration.maxDistanceMetres),
             deviceKey: deviceKey)

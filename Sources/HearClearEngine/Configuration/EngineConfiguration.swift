@@ -31,6 +31,10 @@ public struct EngineConfiguration: Sendable {
     /// puts 0 dBFS at 110 dB SPL, which reads the 2013 client's typical bar (amplitude 0.031,
     /// −30.2 dBFS) as 79.8 dB, "loud".
     public var referenceOffsetDB = EngineSettings.referenceOffsetDB.defaultDouble
+    /// How long a check-in may wait for others to be written with it while a group is being
+    /// written (docs/ARCHITECTURE.md, "Check-ins written in groups"); zero: each alone.
+    public var ingestGroupWindow: Duration = .microseconds(
+        Int64(EngineSettings.ingestGroupWindow.defaultDouble * 1000))
     /// Batches of venues this instance aggregates at once.
     public var aggregationWorkers = EngineSettings.aggregationWorkers.defaultInt
     /// Seconds between crowd calibration fits (``Calibrator``); 0: never (only on demand).
@@ -99,6 +103,11 @@ public struct EngineConfiguration: Sendable {
         databaseConnections = reader.int(EngineSettings.databaseConnections)
         referenceOffsetDB = reader.double(EngineSettings.referenceOffsetDB)
         aggregationWorkers = reader.int(EngineSettings.aggregationWorkers)
+        let window = reader.double(EngineSettings.ingestGroupWindow)
+        guard (0...100).contains(window) else {
+            throw ConfigurationError.invalid("ingest group window must be 0 (off) to 100 milliseconds, not \(window)")
+        }
+        ingestGroupWindow = .microseconds(Int64((window * 1000).rounded()))
         calibrationIntervalSeconds = reader.int(EngineSettings.calibrationInterval)
         switch reader.string(EngineSettings.rawRetentionDays) {
         case nil, "off": rawRetentionDays = nil

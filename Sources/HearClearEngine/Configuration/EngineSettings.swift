@@ -33,6 +33,11 @@ public enum EngineSettings {
         help:
             "batches of venues (up to 32 each) this instance re-judges at once (any number of instances share the queue)"
     )
+    public static let ingestGroupWindow = Setting(
+        "hearclear.ingest.group.window.ms", .number, default: "2",
+        help:
+            "check-ins arriving together are written in one statement and commit (up to 64); while one group is being written the next waits up to this many milliseconds for company (a lone check-in never waits); `0`: each check-in alone"
+    )
     public static let calibrationInterval = Setting(
         "hearclear.calibration.interval", .integer, default: "900",
         help:
@@ -79,8 +84,9 @@ public enum EngineSettings {
     public static let database = [dataDirectory, resources, databaseURL, deviceKey, logFormat, logLevel]
     /// The engine's part of `serve` (and ``databaseReadURL``).
     public static let serve = [
-        maxDistanceMetres, referenceOffsetDB, databaseConnections, aggregationWorkers, calibrationInterval, searchIndex,
-        rawRetentionDays, soundModel,
+        maxDistanceMetres, referenceOffsetDB, databaseConnections, ingestGroupWindow, aggregationWorkers,
+        calibrationInterval,
+        searchIndex, rawRetentionDays, soundModel,
     ]
     /// The open data's licence (`serve` and `export`).
     public static let license = [dataLicense, dataLicenseURL]

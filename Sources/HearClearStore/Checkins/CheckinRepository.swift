@@ -12,12 +12,20 @@ public struct CheckinRepository: Sendable {
     let client: PostgresClient
     let logger: Logger
     let cache: IngestCache
+    /// Writes check-ins of known venues and devices together; nil: each alone.
+    let groups: IngestGroups?
 
-    /// - Parameter cache: share it with the `VenueRepository` so a venue update is seen at once.
-    public init(client: PostgresClient, logger: Logger, cache: IngestCache = IngestCache()) {
+    /// - Parameters:
+    ///   - cache: share it with the `VenueRepository` so a venue update is seen at once.
+    ///   - groupWindow: how long a check-in may wait for others while a group is being written
+    ///     (``IngestGroups``); zero: each is written alone.
+    public init(
+        client: PostgresClient, logger: Logger, cache: IngestCache = IngestCache(), groupWindow: Duration = .zero
+    ) {
         self.client = client
         self.logger = logger
         self.cache = cache
+        groups = groupWindow > .zero ? IngestGroups(client: client, logger: logger, window: groupWindow) : nil
     }
 
     /// Stores the check-in, its device and (when needed) its venue, and enqueues the venue for
@@ -58,10 +66,12 @@ public struct CheckinRepository: Sendable {
         if let venue = cache.venue(submission.venue.externalID),
             let deviceID = cache.device(submission.deviceID, model: submission.deviceModel)
         {
-            // Fast path: one statement, its own transaction.
+            // Fast path: one statement, its own transaction, shared with the check-ins arriving
+            // with it when grouping is on.
+            let row = try IngestRow(submission, venue: venue, deviceID: deviceID, verdict: firstJudgement(venue))
+            if let groups { return try await groups.write(row) }
             return try await client.withConnection { connection in
-                try await insert(
-                    submission, venue: venue, deviceID: deviceID, firstJudgement: firstJudgement, on: connection)
+                try await IngestStatement.run([row], on: connection, logger: logger)[row.id]
             }
         } else {
             let stored: (CheckinReceipt, Venue, Int64)? = try await client.transaction(logger: logger) { connection in
@@ -71,9 +81,10 @@ public struct CheckinRepository: Sendable {
                     logger: logger
                 ).decode(Int64.self).first { _ in true }
                 guard let deviceID else { throw StoreError.unexpected("device upsert returned no row") }
-                let receipt = try await insert(
-                    submission, venue: venue, deviceID: deviceID, firstJudgement: firstJudgement, on: connection)
-                guard let receipt else { throw DuplicateSignal() }
+                let row = try IngestRow(
+                    submission, venue: venue, deviceID: deviceID, verdict: firstJudgement(venue))
+                guard let receipt = try await IngestStatement.run([row], on: connection, logger: logger)[row.id]
+                else { throw DuplicateSignal() }
                 return (receipt, venue, deviceID)
             } catchDuplicate: {
                 nil
@@ -87,26 +98,6 @@ public struct CheckinRepository: Sendable {
         }
     }
 
-    /// Inserts the check-in and queues its venue; nil when the id already exists.
-    private func insert(
-        _ submission: CheckinSubmission, venue: Venue, deviceID: Int64, firstJudgement: FirstJudgement,
-        on connection: PostgresConnection
-    ) async throws -> CheckinReceipt? {
-        let verdict = firstJudgement(venue)
-        let statement = PreparedQuery<IngestStatement>(
-            try Self.insertQuery(submission, venueID: venue.id, deviceID: deviceID, verdict: verdict))
-        let rows = try await connection.execute(statement, logger: logger)
-        guard
-            let (receivedAt, status, reasons) = try await rows.first(where: { _ in true })?.decode(
-                (Date, String, [String]).self)
-        else { return nil }
-        return CheckinReceipt(
-            id: submission.id, venueExternalID: venue.externalID, status: try CheckinStatus(stored: status),
-            reasons: reasons.map(JudgementReason.init(rawValue:)), receivedAt: receivedAt,
-            sampleCount: submission.averageDBFS.count
-        )
-    }
-
     /// The venue of a check-in: found, else created from the details the check-in carries.
     private func resolveVenue(_ reference: CheckinSubmission.VenueReference, on connection: PostgresConnection)
         async throws -> Venue
@@ -117,70 +108,6 @@ public struct CheckinRepository: Sendable {
             throw IngestError.unknownVenue(externalID: reference.externalID)
         }
         return try await venues.createIfMissing(externalID: reference.externalID, details: details, on: connection)
-    }
-
-    static func insertQuery(
-        _ s: CheckinSubmission, venueID: Int64, deviceID: Int64, verdict: IntakeRule.Verdict
-    ) throws -> PostgresQuery {
-        let samples = try SampleSeries(s).column
-        let status = verdict.status.rawValue
-        let reasons = verdict.reasons.map(\.rawValue)
-        let classes = s.classes
-        let windows = classes?.windows
-        // One UTC offset for the whole check-in is a smallint, only changing ones an array (0024).
-        let offsets = s.utcOffsetsMinutes
-        let singleOffset: Int16? = offsets.count == 1 ? offsets[0] : nil
-        let changingOffsets: [Int16]? = offsets.count == 1 ? nil : offsets
-        // A device cannot be at two venues at once: a check-in overlapping in time one of the same
-        // device at another venue is excluded as `elsewhere_meanwhile` (the earlier one stands;
-        // one already excluded so is no evidence against the next).
-        // Read through the (device_id, started_at) index: its check-ins of the last day.
-        return """
-            WITH clash AS (
-                SELECT EXISTS (
-                    SELECT 1 FROM checkins o
-                    WHERE o.device_id = \(deviceID) AND o.venue_id <> \(venueID)
-                      AND o.started_at < \(s.endedAt) AND o.started_at > \(s.startedAt) - interval '1 day'
-                      AND o.ended_at > \(s.startedAt)
-                      AND NOT COALESCE(
-                          '\(unescaped: JudgementReason.elsewhereMeanwhile.rawValue)' = ANY(o.receipt_reasons), false))
-                  AS elsewhere),
-            -- No reasons are stored as NULL (migration 0024).
-            verdict AS (
-                SELECT CASE WHEN elsewhere THEN 'excluded' ELSE \(status)::text END AS status,
-                       CASE WHEN elsewhere THEN \(reasons)::text[] || '\(unescaped: JudgementReason.elsewhereMeanwhile.rawValue)'::text
-                            ELSE NULLIF(\(reasons)::text[], '{}') END AS reasons
-                FROM clash),
-            -- The id taken once for all months (migration 0020): a resend, whatever its
-            -- `started_at`, registers nothing and so stores nothing.
-            registered AS (
-                INSERT INTO checkin_ids (id) VALUES (\(s.id)) ON CONFLICT DO NOTHING RETURNING id),
-            inserted AS (
-                INSERT INTO checkins (
-                    id, venue_id, device_id, source, started_at, ended_at, sample_count, samples, utc_offset_min,
-                    utc_offsets_min,
-                    zone_guessed, location_accuracy_m, distance_m, receipt_status, receipt_reasons, status, reasons,
-                    classes_classifier, classes_classifier_version, classes_vocabulary,
-                    class_window_offsets_s, class_window_seconds, class_window_classes, class_top_counts,
-                    class_top_labels, class_top_permille, device_os)
-                SELECT
-                    \(s.id), \(venueID), \(deviceID), \(s.source.rawValue), \(s.startedAt), \(s.endedAt),
-                    \(s.offsetsSeconds.count), \(samples), \(singleOffset)::smallint, \(changingOffsets)::smallint[],
-                    \(s.zoneGuessed), \(s.location?.accuracyMetres), \(verdict.distanceMetres), v.status, v.reasons, v.status, v.reasons,
-                    \(classes?.classifierName)::text, \(classes?.classifierVersion)::text,
-                    \(classes?.vocabulary.rawValue)::text, \(windows?.map(\.offsetSeconds))::integer[],
-                    \(windows?.map(\.seconds))::smallint[], \(windows?.map { Int16($0.soundClass.index) })::smallint[],
-                    \(windows?.map { Int16($0.labels.count) })::smallint[], \(windows?.flatMap(\.labels))::text[],
-                    \(windows?.flatMap(\.confidencesPermille))::smallint[], \(s.deviceOS)::text
-                FROM verdict v, registered
-                RETURNING id, venue_id, started_at, received_at, receipt_status,
-                          COALESCE(receipt_reasons, '{}') AS receipt_reasons),
-            counted AS (
-                INSERT INTO venue_counts (venue_id, checkins) SELECT venue_id, 1 FROM inserted
-                ON CONFLICT (venue_id) DO UPDATE SET checkins = venue_counts.checkins + 1),
-            \(unescaped: AggregationQueue.enqueueing(from: "inserted", .checkinsAdded))
-            SELECT inserted.received_at, inserted.receipt_status, inserted.receipt_reasons FROM inserted, notified
-            """
     }
 }
 
@@ -199,17 +126,4 @@ extension PostgresClient {
             return onDuplicate()
         }
     }
-}
-
-/// Ingest's statement (``CheckinRepository/insertQuery(_:venueID:deviceID:verdict:)``), prepared
-/// once a connection.
-enum IngestStatement: QueryShape {
-    static let sql: String = {
-        let sample = CheckinSubmission(
-            id: UUID(), venue: .init(externalID: "v", details: nil), deviceID: "d", deviceModel: nil, location: nil,
-            source: .v2, startedAt: Date(timeIntervalSince1970: 0), offsetsSeconds: [0], utcOffsetsMinutes: [0],
-            averageDBFS: [-30], peakDBFS: [-20])
-        let verdict = IntakeRule.Verdict(status: .pending, reasons: [], distanceMetres: nil)
-        return (try? CheckinRepository.insertQuery(sample, venueID: 1, deviceID: 1, verdict: verdict).sql) ?? ""
-    }()
 }
