@@ -13,8 +13,8 @@ import Synchronization
 /// being written (a lone check-in never waits); while one is, it waits up to `window` for company,
 /// then takes every waiting check-in (at most `maxRows`, each id and each device once) and writes
 /// them, and the requests it took wait for its answer. A check-in still waiting then leads the next
-/// group. When a group's statement fails, its rows are written one by one, so one bad row fails
-/// only its own request (a missing month, a constraint, a lost connection).
+/// group. When one row breaks a group's statement (a month without its partition, a constraint),
+/// its rows are written one by one, so that row fails only its own request.
 final class IngestGroups: Sendable {
     /// What a waiting request is told: its check-in's outcome, or to lead the next group.
     private enum Turn: Sendable {
@@ -118,7 +118,15 @@ final class IngestGroups: Sendable {
         return ownOutcome
     }
 
-    /// The group in one statement; when that fails, its rows one by one.
+    /// Whether `error` may be one row's doing (a data exception or a broken constraint, SQLSTATE
+    /// classes 22 and 23: a month without its partition is 23514), so that the rest would be
+    /// stored alone. A lost connection or a database going away fails every row at once.
+    static func oneRowsFault(_ error: any Error) -> Bool {
+        guard let state = (error as? PSQLError)?.serverInfo?[.sqlState] else { return false }
+        return state.hasPrefix("22") || state.hasPrefix("23")
+    }
+
+    /// The group in one statement; when one of its rows broke it, its rows one by one.
     private func write(_ rows: [IngestRow]) async -> [Result<CheckinReceipt?, any Error>] {
         do {
             let receipts = try await client.withConnection { connection in
@@ -126,7 +134,7 @@ final class IngestGroups: Sendable {
             }
             return rows.map { .success(receipts[$0.id]) }
         } catch {
-            guard rows.count > 1 else { return [.failure(error)] }
+            guard rows.count > 1, Self.oneRowsFault(error) else { return rows.map { _ in .failure(error) } }
             logger.debug(
                 "a group of check-ins failed; writing its rows one by one",
                 metadata: ["rows": "\(rows.count)", "error": "\(String(reflecting: error))"])
