@@ -78,7 +78,9 @@ echo "== HearClear: GET /health, then check-ins"
     | tee "$data/hearclear.txt"
 echo "$(figures "$data/hearclear.txt" hearclear) $(loaded public)" >"$data/figures.txt"
 echo "waiting for HearClear's worker to judge what it queued…"
+start=$(date +%s.%N)
 drained
+echo "HearClear's worker judged the rest in $(python3 -c "print(round($(date +%s.%N) - $start, 1))") s after the load"
 
 for w in $workers; do
     q -c "SET client_min_messages TO warning" -c "DROP SCHEMA IF EXISTS peer CASCADE" >/dev/null
