@@ -6,8 +6,9 @@
 # SECONDS s); once its worker has judged what it queued, the peer (scripts/peer-ingest/app.py under
 # uvicorn, uvloop and httptools) against the same PostgreSQL, in its own schema `peer`, loaded by
 # the same load test, with 1 and then 2 uvicorn workers (emptied and restarted between). Prints
-# check-ins/s, p50/p99 and rows stored of each, each as a ratio to HearClear's `/health`, and
-# HearClear's rate over the peer's.
+# check-ins/s, p50/p99 and rows stored of each, each as a ratio to HearClear's `GET /health`
+# measured just before it (the machine's state then: other work on shared cores comes and goes),
+# and HearClear's rate over the peer's, as measured and by those ratios.
 #
 #   scripts/bench-peer.sh [CLIENTS] [SECONDS]     (defaults 16 and 20)
 #
@@ -76,7 +77,8 @@ q -c "CHECKPOINT" >/dev/null
 echo "== HearClear: GET /health, then check-ins"
 "$bench" loadtest ingest --url "$base" --clients "$clients" --duration "$seconds" --probe-interval 0 --health \
     | tee "$data/hearclear.txt"
-echo "$(figures "$data/hearclear.txt" hearclear) $(loaded public)" >"$data/figures.txt"
+reference=$(sed -n 's/^health: .*, \([0-9.]*\) requests\/s.*/\1/p' "$data/hearclear.txt")
+echo "$(figures "$data/hearclear.txt" hearclear) $(loaded public) $reference" >"$data/figures.txt"
 echo "waiting for HearClear's worker to judge what it queued…"
 start=$(date +%s.%N)
 drained
@@ -97,11 +99,15 @@ for w in $workers; do
     done
     .venv/bin/python scripts/peer-ingest/smoke.py "http://127.0.0.1:$peer_port"
     q -c "CHECKPOINT" >/dev/null
+    # HearClear's /health again: the machine as it is now (other work on it comes and goes).
+    "$bench" loadtest read --url "$base" --mix health=1 --clients "$clients" --duration 5 >"$data/health-$w.txt"
+    reference=$(sed -n 's/^requests: [0-9]*, \([0-9.]*\)\/s.*/\1/p' "$data/health-$w.txt")
+    echo "HearClear's GET /health now: $reference/s"
     echo "== the peer, $w uvicorn worker(s): GET /health, then check-ins"
     "$bench" loadtest ingest --url "http://127.0.0.1:$peer_port" --clients "$clients" --duration "$seconds" \
         --probe-interval 0 --health | tee "$data/peer-$w.txt"
     stop_peer
-    echo "$(figures "$data/peer-$w.txt" "peer-$w") $(loaded peer)" >>"$data/figures.txt"
+    echo "$(figures "$data/peer-$w.txt" "peer-$w") $(loaded peer) $reference" >>"$data/figures.txt"
 done
 q -c "SET client_min_messages TO warning" -c "DROP SCHEMA IF EXISTS peer CASCADE" >/dev/null
 
@@ -109,15 +115,18 @@ python3 - "$data/figures.txt" "$clients" "$seconds" <<'EOF'
 import sys
 rows = [line.split() for line in open(sys.argv[1]) if line.strip()]
 figures = {r[0]: dict(rate=float(r[1]), p50=float(r[2]), p99=float(r[3]), ok=int(r[4]), failed=int(r[5]),
-                      health=float(r[6]), stored=int(r[7]), bytes=int(float(r[8] or 0))) for r in rows}
+                      health=float(r[6]), stored=int(r[7]), bytes=int(float(r[8] or 0)), reference=float(r[9]))
+           for r in rows}
 ours = figures["hearclear"]
-health = ours["health"]
-print(f"== {sys.argv[2]} clients, {sys.argv[3]} s each; HearClear's GET /health alone {health:.0f}/s")
-print(f"{'':22} {'check-ins/s':>11} {'to /health':>10} {'p50 ms':>7} {'p99 ms':>7} {'ok':>6} {'failed':>6} "
-      f"{'stored':>6} {'sample B':>8} {'own /health':>11} {'HearClear/it':>12}")
+print(f"== {sys.argv[2]} clients, {sys.argv[3]} s each; /health: HearClear's GET /health measured just before")
+print(f"{'':22} {'check-ins/s':>11} {'/health':>7} {'to /health':>10} {'p50 ms':>7} {'p99 ms':>7} {'ok':>6} "
+      f"{'failed':>6} {'stored':>6} {'sample B':>8} {'own /health':>11} {'HearClear/it':>12} {'by /health':>10}")
 for name, f in figures.items():
     label = "HearClear" if name == "hearclear" else f"peer, {name[5:]} worker(s)"
     ratio = "" if name == "hearclear" else f"{ours['rate'] / f['rate']:.2f}"
-    print(f"{label:22} {f['rate']:>11.0f} {f['rate'] / health:>10.4f} {f['p50']:>7.1f} {f['p99']:>7.1f} "
-          f"{f['ok']:>6} {f['failed']:>6} {f['stored']:>6} {f['bytes']:>8} {f['health']:>11.0f} {ratio:>12}")
+    relative = "" if name == "hearclear" else \
+        f"{(ours['rate'] / ours['reference']) / (f['rate'] / f['reference']):.2f}"
+    print(f"{label:22} {f['rate']:>11.0f} {f['reference']:>7.0f} {f['rate'] / f['reference']:>10.4f} "
+          f"{f['p50']:>7.1f} {f['p99']:>7.1f} {f['ok']:>6} {f['failed']:>6} {f['stored']:>6} {f['bytes']:>8} "
+          f"{f['health']:>11.0f} {ratio:>12} {relative:>10}")
 EOF
