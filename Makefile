@@ -10,7 +10,7 @@ SOUND_CHARACTER_DIR ?= $(or $(TMPDIR),/tmp)/hearclear-sound-character
 # Where scripts/sound-character/real.py keeps the Debian packages it fetches and the real set it cuts.
 SOUND_CHARACTER_REAL_DIR ?= $(or $(TMPDIR),/tmp)/hearclear-sound-real
 
-.PHONY: deps deps-run build release run test test-under-load contract pages-browser generate sound-character sound-character-real format loadtest ingest-ceiling sample-bytes container-check clean
+.PHONY: deps deps-run build release run test test-under-load contract pages-browser generate sound-character sound-character-real format loadtest ingest-ceiling bench-peer sample-bytes container-check clean
 
 # Everything: what serving needs and the test tools (chromium, stress-ng, sox, espeak-ng, the
 # Python of the tests). `make run`, `build` and `release` install only what serving needs.
@@ -89,6 +89,10 @@ loadtest: release
 # The server's ingest beside raw COPY of the same rows, in one run on a scratch server.
 ingest-ceiling: release
 	scripts/ingest-ceiling.sh 16 20
+
+# The server's ingest beside a FastAPI + asyncpg peer's (scripts/peer-ingest) on the same PostgreSQL.
+bench-peer: release
+	scripts/bench-peer.sh 16 20
 
 # Bytes a stored sample of the simulated city, seeds 1-4 into one scratch server, as served and compacted.
 sample-bytes: release
