@@ -42,7 +42,12 @@ if [ ! -e "$dir/hearclear-demo" ] && [ -n "$(ls -A "$dir")" ]; then
     exit 1
 fi
 if [ -e "$dir/hearclear-demo" ] && [ ! -e "$dir/hearclear-demo-filled" ]; then
-    # A first start stopped before the city was in: begin again.
+    # A first start stopped before the city was in: begin again, unless its PostgreSQL still runs.
+    pid=$(head -1 "$dir/postgres/postmaster.pid" 2>/dev/null || true)
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+        echo "demo: $dir was not filled to the end and its PostgreSQL (pid $pid) still runs; stop it first" >&2
+        exit 1
+    fi
     echo "demo: $dir was not filled to the end; starting it afresh"
     find "$dir" -mindepth 1 -delete
 fi
@@ -88,6 +93,7 @@ cat <<EOF
     Find a quiet place:  $base/
     Measure here:        $base/measure
     Admin:               $base/farmer   user: admin   password: $password
+  Its check-ins end the day before $(date -r hearclear-demo-filled +%F), when it was filled.
   Ctrl-C stops it; \`make demo\` serves the same city again; delete $dir to start afresh.
 
 EOF
