@@ -84,7 +84,7 @@ pages-browser: deps
 	$(SWIFT) build --product hearclear-bench
 	./scripts/pages-browser.sh
 
-# `make demo` in Debian's chromium (part of `make test`, about 50 s): scripts/demo.sh on a scratch
+# `make demo` in Debian's chromium (part of `make test`, about 45 s): scripts/demo.sh on a scratch
 # DEMO_DIR and port, a search by a demo venue's name, its week, /measure, /farmer signed in with the
 # printed password; screenshots in screenshots/demo. Stopped by Ctrl-C's signal and started again
 # (the same city, not filled twice); fails if `make run`'s .hearclear was created or changed.

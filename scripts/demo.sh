@@ -61,7 +61,7 @@ if [ ! -e hearclear-demo-filled ]; then
     echo "demo: filling $dir with a simulated city in central Berlin ($venues venues, $days days of check-ins)…"
     started=$SECONDS
     "$bin/hearclear-bench" simulate --engine --data-dir "$dir" --resources "$repo" --place berlin \
-        --venues "$venues" --days "$days" --rate 1.5 --hide-cells 0.1 --contamination 0.15 --reports 12 \
+        --venues "$venues" --days "$days" --rate 1.2 --hide-cells 0.1 --contamination 0.15 --reports 12 \
         --seed 1 --truth "$dir/truth.json"
     echo "demo: filled in $((SECONDS - started)) s"
     touch hearclear-demo-filled
