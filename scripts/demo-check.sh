@@ -28,11 +28,12 @@ cleanup() {
 trap cleanup EXIT
 
 # Starts the demo, in a process group of its own as a terminal's job, into $scratch/$1.log and
-# waits for its banner; sets $demo (also the group's id) and $password.
+# waits for its banner (10 minutes bound a hang, not the fill's speed); sets $demo (also the
+# group's id) and $password.
 start() {
     DEMO_DIR="$scratch/city" PORT=$port setsid scripts/demo.sh >"$scratch/$1.log" 2>&1 &
     demo=$!
-    for _ in $(seq 1 480); do
+    for _ in $(seq 1 1200); do
         if grep -q "Admin: .*password: " "$scratch/$1.log"; then
             password=$(sed -n 's/.*Admin: .*password: \([a-z0-9-]*\).*/\1/p' "$scratch/$1.log" | head -1)
             return 0
@@ -44,7 +45,7 @@ start() {
         fi
         sleep 0.5
     done
-    echo "demo check: the demo did not serve within 4 minutes; its output:" >&2
+    echo "demo check: the demo did not serve within 10 minutes; its output:" >&2
     cat "$scratch/$1.log" >&2
     exit 1
 }

@@ -32,8 +32,9 @@ while read -r name; do unset "$name"; done < <(compgen -e | grep -E '^(HEARCLEAR
 
 # DEMO_DIR holds a demo (its marker), or nothing yet; anything else is refused, never deleted.
 dir=$(realpath -m "$dir")
-if [ "$dir" = "$(realpath -m .hearclear)" ]; then
-    echo "demo: DEMO_DIR is make run's data directory ($dir); choose another" >&2
+run_dir=$(realpath -m .hearclear)
+if [ "$dir" = "$run_dir" ] || [ "${dir#"$run_dir"/}" != "$dir" ]; then
+    echo "demo: DEMO_DIR is (in) make run's data directory ($dir); choose another" >&2
     exit 1
 fi
 mkdir -p "$dir"
