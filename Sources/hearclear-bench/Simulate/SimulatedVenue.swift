@@ -46,6 +46,7 @@ struct SimulatedVenue: Codable, Sendable {
                 latitude: zone.latitude + latitude, longitude: zone.longitude + longitude, kind: kind, baseDB: baseDB)
         }
         // ±0.05° scaled to the centre's radius (a degree of longitude is shorter by cos(latitude)).
+        // Named as there by `SimulatedPlace.name` once the city's venues are all made.
         let scale = place.radiusMetres / 111_320 / 0.05
         return SimulatedVenue(
             id: id, name: "Simulated \(kind.rawValue) \(index)", timezone: place.zone,
