@@ -5,12 +5,15 @@ ARGS ?=
 # `make run` is for local development: loopback (simulate, the load tests) is not rate-limited.
 # `make run RATE_EXEMPT=` exempts nothing, as `hearclear serve` does by default.
 RATE_EXEMPT ?= 127.0.0.1,::1
+# `make demo`'s data directory (never `make run`'s .hearclear) and port.
+DEMO_DIR ?= .hearclear-demo
+PORT ?= 8080
 # Where scripts/sound-character/ writes its generated audio (never inside the repository).
 SOUND_CHARACTER_DIR ?= $(or $(TMPDIR),/tmp)/hearclear-sound-character
 # Where scripts/sound-character/real.py keeps the Debian packages it fetches and the real set it cuts.
 SOUND_CHARACTER_REAL_DIR ?= $(or $(TMPDIR),/tmp)/hearclear-sound-real
 
-.PHONY: deps deps-run build release run test test-under-load contract pages-browser generate sound-character sound-character-real format loadtest ingest-ceiling bench-peer sample-bytes container-check clean
+.PHONY: deps deps-run build release run demo demo-check test test-under-load contract pages-browser generate sound-character sound-character-real format loadtest ingest-ceiling bench-peer sample-bytes container-check clean
 
 # Everything: what serving needs and the test tools (chromium, stress-ng, sox, espeak-ng, the
 # Python of the tests). `make run`, `build` and `release` install only what serving needs.
@@ -29,12 +32,19 @@ release: deps-run
 run: build
 	$(SWIFT) run hearclear serve $(if $(RATE_EXEMPT),--rate-exempt $(RATE_EXEMPT)) $(ARGS)
 
+# A simulated city in central Berlin served from DEMO_DIR on PORT: venues, four weeks of
+# check-ins and reports, so /, a venue's page, /measure and /farmer show data at once. Filled on
+# the first start only; delete DEMO_DIR to start afresh. Prints the URL and the admin password.
+demo: build
+	DEMO_DIR=$(DEMO_DIR) PORT=$(PORT) ./scripts/demo.sh $(ARGS)
+
 test: deps
 	$(SWIFT) build --build-tests
 	SWIFT=$(SWIFT) ./scripts/generate-client.sh --build
 	$(SWIFT) test --skip-build
 	./scripts/contract-test.sh
 	./scripts/pages-browser.sh
+	./scripts/demo-check.sh
 	./scripts/sound-character/generate.py --out $(SOUND_CHARACTER_DIR)
 	SWIFT=$(SWIFT) ./scripts/sound-character/evaluate.py --out $(SOUND_CHARACTER_DIR) --configuration debug
 	./scripts/sound-character/real.py --out $(SOUND_CHARACTER_REAL_DIR)
@@ -73,6 +83,15 @@ pages-browser: deps
 	$(SWIFT) build --product hearclear
 	$(SWIFT) build --product hearclear-bench
 	./scripts/pages-browser.sh
+
+# `make demo` in Debian's chromium (part of `make test`, about 45 s): scripts/demo.sh on a scratch
+# DEMO_DIR and port, a search by a demo venue's name, its week, /measure, /farmer signed in with the
+# printed password; screenshots in screenshots/demo. Stopped by Ctrl-C's signal and started again
+# (the same city, not filled twice); fails if `make run`'s .hearclear was created or changed.
+demo-check: deps
+	$(SWIFT) build --product hearclear
+	$(SWIFT) build --product hearclear-bench
+	./scripts/demo-check.sh
 
 # HearClearClient's code from API/openapi.yaml, into Sources/HearClearClient/Generated (commit it).
 # Builds swift-openapi-generator (Tools/generate-client) into .build-generator the first time, about a minute.

@@ -46,6 +46,47 @@ struct SimulateCommandTests {
 }
 
 extension SimulateCommandTests {
+    /// `--engine` with `--place` and `--reports`, as `make demo` fills its city: stored and judged
+    /// through the engine in a test database, venues in central Berlin, reports beside their cells.
+    @Test(
+        "simulate --engine --place berlin --reports stores a judged Berlin city with disputed hours",
+        .timeLimit(.minutes(5)))
+    func engineCityWithReports() async throws {
+        try await withTestDatabase { database, configuration in
+            let cluster = try await TestCluster.shared.cluster()
+            let url =
+                "postgres://\(configuration.username)@/\(configuration.database ?? "")?host=\(cluster.socketDirectory)"
+            try await withScratchDirectory { scratch in
+                let run = try await HearClearCommand.run(
+                    [
+                        "simulate", "--engine", "--database-url", url, "--place", "berlin", "--venues", "3",
+                        "--days", "20", "--rate", "1", "--seed", "3", "--reports", "6",
+                        "--truth", scratch.appendingPathComponent("truth.json").path,
+                    ], program: "hearclear-bench", scratch: scratch)
+                #expect(run.status == 0, "\(run.errors)")
+                #expect(run.output.contains("filed 6 report(s) (0 already there)"), "\(run.output)")
+                // Older than the API's 14 days too, through the engine.
+                #expect(try await database.count("checkins", where: "started_at < now() - interval '15 days'") > 0)
+                #expect(try await database.count("venues", where: "timezone = 'Europe/Berlin'") == 3)
+                #expect(try await database.count("venues", where: "name LIKE 'Simulated%'") == 0)
+                #expect(try await database.count("venue_reports") == 6)
+                // Each report is about a judged hour: the level the server showed is kept beside it.
+                #expect(try await database.count("venue_reports", where: "shown_level_db IS NULL") == 0)
+                // A "quieter" or "louder" report is seconded by another device about the same hour.
+                #expect(
+                    try await database.count(
+                        "venue_reports r",
+                        where: """
+                            r.felt <> 'about right' AND EXISTS (SELECT 1 FROM venue_reports o WHERE o.id <> r.id \
+                            AND o.venue_id = r.venue_id AND o.weekday = r.weekday AND o.hour = r.hour AND o.felt = r.felt \
+                            AND o.device_sha256 <> r.device_sha256)
+                            """) > 0)
+            }
+        }
+    }
+}
+
+extension SimulateCommandTests {
     /// The trust scenarios of `hearclear-bench simulate`, on the planned city (`--dry-run`: drawn and
     /// written to the truth file, nothing sent), so no server is needed.
     @Suite("hearclear-bench simulate scenarios")
@@ -168,6 +209,47 @@ extension SimulateCommandTests {
             }
         }
 
+        @Test(
+            "--place berlin draws the same venues in Berlin's centre, named as there, all names different",
+            .timeLimit(.minutes(2)))
+        func place() async throws {
+            try await withScratchDirectory { scratch in
+                func venues(_ plan: Plan) throws -> [[String: Any]] {
+                    try #require(plan.truth["venues"] as? [[String: Any]]).compactMap { $0["venue"] as? [String: Any] }
+                }
+                let plain = try venues(try await Self.plan([], scratch: scratch))
+                let berlinPlan = try await Self.plan(["--place", "berlin"], scratch: scratch)
+                let berlin = try venues(berlinPlan)
+                #expect(berlin.count == 3 && plain.count == 3)
+                for (here, anywhere) in zip(berlin, plain) {
+                    #expect(here["id"] as? String == anywhere["id"] as? String)
+                    #expect(here["kind"] as? String == anywhere["kind"] as? String)
+                    #expect(here["baseDB"] as? Double == anywhere["baseDB"] as? Double)
+                    #expect(here["timezone"] as? String == "Europe/Berlin")
+                    let latitude = try #require(here["latitude"] as? Double)
+                    let longitude = try #require(here["longitude"] as? Double)
+                    // Within 1.2 km of the centre each way: the diagonal is at most 1.7 km.
+                    #expect(Self.metres(latitude, longitude, 52.5186, 13.4050) < 1700, "\(latitude), \(longitude)")
+                    #expect(!((here["name"] as? String) ?? "Simulated").hasPrefix("Simulated"))
+                }
+                #expect(!berlinPlan.checkins.isEmpty)
+                // More venues of a kind than its list of names: they come round again, numbered.
+                let many = try venues(try await Self.plan(["--place", "berlin", "--venues", "40"], scratch: scratch))
+                let names = many.compactMap { $0["name"] as? String }
+                #expect(names.count == 40 && Set(names).count == 40, "\(names)")
+                #expect(names.contains { $0.hasSuffix(" 2") }, "\(names)")
+            }
+        }
+
+        /// Great-circle distance, metres (haversine, on a sphere of 6,371 km).
+        static func metres(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
+            let radians = Double.pi / 180
+            let a =
+                pow(sin((lat2 - lat1) * radians / 2), 2) + cos(lat1 * radians) * cos(lat2 * radians)
+                * pow(sin((lon2 - lon1) * radians / 2), 2)
+            return 2 * 6_371_000 * asin(a.squareRoot())
+        }
+
         @Test("out-of-range scenario options are refused", .timeLimit(.minutes(2)))
         func validation() async throws {
             try await withScratchDirectory { scratch in
@@ -176,6 +258,8 @@ extension SimulateCommandTests {
                     (["--change-hours", "22-25"], "--change-hours must be A-B"),
                     (["--change-share", "0.5", "--change-days-ago", "3"], "--change-days-ago must be in (0, --days]"),
                     (["--fake-share", "0.95"], "--fake-share must be in (0, 0.9]"),
+                    (["--place", "atlantis"], "--place must be one of berlin, not atlantis"),
+                    (["--reports", "2"], "--reports needs --engine"),
                     (["--fake-venues", "4"], "--fake-venues must be 0…--venues"),
                     (["--model-step-model", "Nokia 3310"], "--model-step-model must be one of the city's models"),
                     (["--ageing-db-per-year", "11"], "--ageing-db-per-year must be -10…10 dB"),

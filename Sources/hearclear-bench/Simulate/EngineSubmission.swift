@@ -14,6 +14,9 @@ enum EngineSubmission {
         var venuesJudged = 0
         var intake: Duration = .zero
         var judging: Duration = .zero
+        /// Reports filed (`--reports`), and those already there from an earlier run.
+        var reportsFiled = 0
+        var reportsAlreadyThere = 0
 
         var summary: String {
             String(
@@ -21,10 +24,16 @@ enum EngineSubmission {
                     + "judged %d venue(s) in %.1f s",
                 stored, duplicates, refusals.count, intake.seconds,
                 Double(stored + duplicates) / max(intake.seconds, 0.001), venuesJudged, judging.seconds)
+                + (reportsFiled + reportsAlreadyThere > 0
+                    ? "; filed \(reportsFiled) report(s) (\(reportsAlreadyThere) already there)" : "")
         }
     }
 
-    static func submit(_ city: SimulatedCity, database: ServerOptions, concurrency: Int) async throws -> Outcome {
+    /// Stores and judges the city, then files `reports` (about the judged cells, as a phone's
+    /// report through the API is kept beside what the server showed).
+    static func submit(
+        _ city: SimulatedCity, reports: [SimulatedReport] = [], database: ServerOptions, concurrency: Int
+    ) async throws -> Outcome {
         let venues = Dictionary(uniqueKeysWithValues: city.venues.map { ($0.id, $0) })
         // The first check-in of each UTC month goes alone: storing it makes its month's partition
         // of `checkins` ("Check-ins by month"), and two ingests making partitions at once were
@@ -97,6 +106,16 @@ enum EngineSubmission {
             let judging = ContinuousClock.now
             outcome.venuesJudged = try await drain(engine)
             outcome.judging = judging.duration(to: .now)
+            for report in reports {
+                let submission = ReportSubmission(
+                    venueExternalID: report.venue, deviceID: report.device, at: report.at, utcOffsetMinutes: 0,
+                    felt: report.felt, comment: report.comment)
+                switch try await engine.reports.submit(submission, bands: engine.loudness.currentBands) {
+                case .created: outcome.reportsFiled += 1
+                case .duplicate, .conflict: outcome.reportsAlreadyThere += 1
+                case .unknownVenue: throw SimulationError("report about unknown venue \(report.venue)")
+                }
+            }
             return outcome
         }
     }

@@ -8,7 +8,7 @@ struct Simulate: AsyncParsableCommand {
         abstract: "Build a synthetic city through the public API, or evaluate the served grid against its truth.",
         discussion: """
             Without --evaluate: makes --venues venues with true weekday × hour profiles (cafés, pubs, \
-            restaurants, clubs in four time zones), phones of --models models whose biases are drawn from \
+            restaurants, clubs in four time zones, or in one city's centre with --place), phones of --models models whose biases are drawn from \
             N(0, --model-sd dB) (each phone adds its own, N(0, 1 dB)), and \
             check-ins over the last --days days with speech-and-music-like 1-second noise, each evening a \
             little louder or quieter than the venue's usual for that hour (--occasion-sd); a --contamination \
@@ -54,6 +54,20 @@ struct Simulate: AsyncParsableCommand {
             """)
     var days = 13
     @Option(help: "Seed of the generator: the same seed makes the same city.") var seed: UInt64 = 1
+    @Option(
+        help: """
+            Put every venue in this real city's centre (within about 1.2 km), in its time zone, with names \
+            of the kind found there (invented ones): \(SimulatedPlace.all.map(\.name).joined(separator: ", ")). \
+            The same draws as without, so the venues' kinds and levels are the seed's. Default: four cities \
+            in four time zones, venues named "Simulated <kind> <n>".
+            """)
+    var place: String?
+    @Option(
+        help: """
+            With --engine: reports of wrong data filed after the city is judged, by phones that were there \
+            (each "quieter" or "louder" one seconded by another phone, so their hours are disputed). 0: none.
+            """)
+    var reports = 0
     @Option(help: "Share of spoiled check-ins, 0…1.") var contamination = 0.2
     @Option(help: "Mean check-ins per open venue-hour per day.") var rate = 2.0
     @Option(
@@ -130,6 +144,10 @@ struct Simulate: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...10_000).contains(venues) else { throw ValidationError("--venues must be 1…10000") }
+        if let place, SimulatedPlace.named(place) == nil {
+            throw ValidationError(
+                "--place must be one of \(SimulatedPlace.all.map(\.name).joined(separator: ", ")), not \(place)")
+        }
         if engine || dryRun || evaluate != nil {
             guard (1...800).contains(days) else { throw ValidationError("--days must be 1…800") }
         } else {
@@ -137,6 +155,8 @@ struct Simulate: AsyncParsableCommand {
                 throw ValidationError("--days must be 1…13 through the API (up to 800 with --engine)")
             }
         }
+        guard reports >= 0, reports <= 1000 else { throw ValidationError("--reports must be 0…1000") }
+        guard reports == 0 || engine else { throw ValidationError("--reports needs --engine") }
         if let now, ISO8601DateFormatter().date(from: now) == nil {
             throw ValidationError("--now must be an RFC 3339 time such as 2026-11-27T18:00:00Z, not \(now)")
         }
@@ -217,7 +237,8 @@ struct Simulate: AsyncParsableCommand {
         let now = self.now.flatMap { ISO8601DateFormatter().date(from: $0) } ?? Date()
         var city = SimulatedCity(
             seed: seed, venueCount: venues, days: days, contamination: contamination, rate: rate,
-            occasionSD: occasionSD, models: SimulatedModel.make(count: models, sd: modelSD, seed: seed), now: now)
+            occasionSD: occasionSD, models: SimulatedModel.make(count: models, sd: modelSD, seed: seed), now: now,
+            place: place.flatMap(SimulatedPlace.named))
         let hidden = city.hideCells(share: hideCells, hourShare: hideHours, seed: seed)
         var scenarios = scenarioOptions.scenarios
         let notes = city.apply(&scenarios, seed: seed, days: days, contamination: contamination, now: now)
@@ -244,7 +265,8 @@ struct Simulate: AsyncParsableCommand {
         }
         if engine {
             let started = ContinuousClock.now
-            let outcome = try await EngineSubmission.submit(city, database: database, concurrency: concurrency)
+            let outcome = try await EngineSubmission.submit(
+                city, reports: city.reports(count: reports, seed: seed), database: database, concurrency: concurrency)
             try truthFile.write(truth)
             print(outcome.summary)
             print(String(format: "the engine path took %.1f s in all", started.duration(to: .now).seconds))

@@ -57,11 +57,12 @@ struct SimulatedCity {
 
     init(
         seed: UInt64, venueCount: Int, days: Int, contamination: Double, rate: Double, occasionSD: Double = 0,
-        models: [SimulatedModel], now: Date = Date()
+        models: [SimulatedModel], now: Date = Date(), place: SimulatedPlace? = nil
     ) {
         self.models = models
         var random = SplitMix64(seed: seed)
-        venues = (0..<venueCount).map { SimulatedVenue.make(index: $0, seed: seed, random: &random) }
+        venues = (0..<venueCount).map { SimulatedVenue.make(index: $0, seed: seed, place: place, random: &random) }
+        place?.name(&venues)
         let fullScaleCount = contamination > 0 ? max(1, venueCount / 10) : 0
         devices = (0..<max(10, venueCount * 6) + fullScaleCount).map { index in
             SimulatedDevice.make(

@@ -22,9 +22,15 @@ struct SimulatedVenue: Codable, Sendable {
         ("Europe/Berlin", 52.52, 13.40),
     ]
 
-    static func make(index: Int, seed: UInt64, random: inout SplitMix64) -> SimulatedVenue {
+    /// A venue of the city; with `place`, in that city's centre (the same draws as without, so the
+    /// rest of the city is the one the seed makes anywhere).
+    static func make(index: Int, seed: UInt64, place: SimulatedPlace? = nil, random: inout SplitMix64)
+        -> SimulatedVenue
+    {
         let kind = random.pick(Kind.allCases)
-        let place = random.pick(zones)
+        let zone = random.pick(zones)
+        let latitude = random.double(in: -0.05...0.05)
+        let longitude = random.double(in: -0.05...0.05)
         let base: ClosedRange<Double> =
             switch kind {
             case .cafe: 63...68
@@ -32,11 +38,21 @@ struct SimulatedVenue: Codable, Sendable {
             case .restaurant: 65...70
             case .club: 80...86
             }
+        let id = "sim-\(seed)-\(index)"
+        let baseDB = random.double(in: base)
+        guard let place else {
+            return SimulatedVenue(
+                id: id, name: "Simulated \(kind.rawValue) \(index)", timezone: zone.zone,
+                latitude: zone.latitude + latitude, longitude: zone.longitude + longitude, kind: kind, baseDB: baseDB)
+        }
+        // ±0.05° scaled to the centre's radius (a degree of longitude is shorter by cos(latitude)).
+        // Named as there by `SimulatedPlace.name` once the city's venues are all made.
+        let scale = place.radiusMetres / 111_320 / 0.05
         return SimulatedVenue(
-            id: "sim-\(seed)-\(index)", name: "Simulated \(kind.rawValue) \(index)", timezone: place.zone,
-            latitude: place.latitude + random.double(in: -0.05...0.05),
-            longitude: place.longitude + random.double(in: -0.05...0.05), kind: kind,
-            baseDB: random.double(in: base))
+            id: id, name: "Simulated \(kind.rawValue) \(index)", timezone: place.zone,
+            latitude: place.latitude + latitude * scale,
+            longitude: place.longitude + longitude * scale / cos(place.latitude * .pi / 180), kind: kind,
+            baseDB: baseDB)
     }
 
     /// The true level at ISO `weekday` (1 = Monday) and `hour`, or `nil` when closed.
