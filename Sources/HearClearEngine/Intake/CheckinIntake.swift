@@ -21,12 +21,12 @@ public struct CheckinIntake: Sendable {
         self.deviceKey = deviceKey
     }
 
-    /// Stores the check-in, or finds it already stored (a retry) or conflicting (same id, other
-    /// content). Throws ``IngestError/unknownVenue(externalID:)`` when the venue does not exist and
-    /// the submission cannot create it.
     /// The form the device is stored and rate-limited by.
     public func keyed(_ deviceID: String) -> String { deviceKey?.keyed(deviceID) ?? deviceID }
 
+    /// Stores the check-in, or finds it already stored (a retry) or conflicting (same id, other
+    /// content). Throws ``IngestError/unknownVenue(externalID:)`` when the venue does not exist and
+    /// the submission cannot create it.
     public func submit(_ submission: CheckinSubmission) async throws -> IngestOutcome {
         var submission = submission
         if let deviceKey { submission.deviceID = deviceKey.keyed(submission.deviceID) }
