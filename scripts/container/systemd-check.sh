@@ -74,20 +74,17 @@ missing=$(in_host ldd /opt/hearclear/hearclear | grep 'not found' || true)
 [ -z "$missing" ] || fail "the binary's libraries missing: $missing"
 say "ldd: $(in_host ldd /opt/hearclear/hearclear | wc -l) libraries, all found ($(in_host ldd /opt/hearclear/hearclear | grep -oE 'lib(sndfile|openblas|kissfft[^ ]*|samplerate)[^ ]*' | sort -u | xargs))"
 
-# The handbook's install steps (docs/OPERATIONS.md, "Deploy with systemd").
-docker cp docs/deploy/hearclear.service "$name:/etc/systemd/system/hearclear.service"
+# The handbook's install steps from the database on (docs/OPERATIONS.md, "Deploy with systemd");
+# the files and packages before them are the Dockerfile's.
 in_host bash -euo pipefail <<'STEPS'
 password=$(head -c 18 /dev/urandom | od -An -tx1 | tr -d ' \n')
-su postgres -c 'psql -q -v ON_ERROR_STOP=1' <<SQL
-CREATE ROLE hearclear LOGIN PASSWORD '$password';
-CREATE DATABASE hearclear OWNER hearclear;
-\c hearclear
-CREATE EXTENSION postgis;
-SQL
-install -d -m 0755 /etc/hearclear
-install -m 0600 /dev/null /etc/hearclear/hearclear.env
+runuser -u postgres -- psql -q -v ON_ERROR_STOP=1 -c "CREATE ROLE hearclear LOGIN PASSWORD '$password'" \
+  -c 'CREATE DATABASE hearclear OWNER hearclear'
+runuser -u postgres -- psql -q -v ON_ERROR_STOP=1 -d hearclear -c 'CREATE EXTENSION postgis'
+install -d -m 0755 /etc/hearclear && install -m 0600 /dev/null /etc/hearclear/hearclear.env
 echo "DATABASE_URL=postgres://hearclear:$password@127.0.0.1:5432/hearclear" >/etc/hearclear/hearclear.env
 STEPS
+docker cp docs/deploy/hearclear.service "$name:/etc/systemd/system/hearclear.service"
 verify=$(in_host systemd-analyze verify /etc/systemd/system/hearclear.service 2>&1) || fail "systemd-analyze verify: $verify"
 [ -z "$verify" ] || fail "systemd-analyze verify warns: $verify"
 say "systemd-analyze verify: clean"
