@@ -13,7 +13,8 @@
 #     admin password signs in
 #   * `systemctl restart`: the same check-ins, grids and devices, the same admin password, no new
 #     key
-#   * `systemctl stop`: exit status 0, Result=success, and the journal's graceful stop
+#   * `systemctl stop` while check-ins arrive: exit status 0, Result=success, the journal's graceful
+#     stop, and after `systemctl start` every check-in acknowledged stored
 #
 # Usage: scripts/container/systemd-check.sh IMAGE [DEBIAN_IMAGE]. Called by
 # scripts/container-check.sh after it builds IMAGE; KEEP=1 leaves the container running.
@@ -144,13 +145,23 @@ probe verify --state /root/seed.json
 [ "$(sign_in "$password")" = 303 ] || fail "the admin password changed across the restart"
 say "the same admin password signs in; no key generated"
 
+# The stop while check-ins arrive: every one acknowledged must be stored.
+log=$(mktemp)
+in_host python3 /root/probe.py --url http://127.0.0.1:8080 burst --max 400 --state /root/burst.json >"$log" 2>&1 &
+burst=$!
+sleep 3
 from=$(date +%s%N)
 in_host systemctl stop hearclear
 stop_seconds=$(since "$from")
+wait "$burst" || { cat "$log"; rm -f "$log"; fail "the burst"; }
+sed 's/^/   /' "$log"
+rm -f "$log"
 result=$(in_host systemctl show -p Result -p ExecMainStatus hearclear | xargs)
 [ "$result" = "Result=success ExecMainStatus=0" ] || fail "the stop: $result"
-in_host journalctl -u hearclear --no-pager -o cat -n 10 >/tmp/"$name".stop
-grep -q 'aggregation worker stopped' /tmp/"$name".stop && grep -q 'Deactivated successfully' /tmp/"$name".stop ||
-    { cat /tmp/"$name".stop; rm -f /tmp/"$name".stop; fail "no graceful stop in the journal"; }
-say "systemctl stop: $stop_seconds s, $result; the journal: $(grep -o 'aggregation worker stopped' /tmp/"$name".stop), $(grep -o 'Deactivated successfully' /tmp/"$name".stop)"
-rm -f /tmp/"$name".stop
+stopped=$(in_host journalctl -u hearclear --no-pager -o cat -n 10)
+echo "$stopped" | grep -q 'aggregation worker stopped' && echo "$stopped" | grep -q 'Deactivated successfully' ||
+    { echo "$stopped"; fail "no graceful stop in the journal"; }
+say "systemctl stop during the check-ins: $stop_seconds s (TimeoutStopSec 30 s), $result; the journal: aggregation worker stopped, Deactivated successfully"
+in_host systemctl start hearclear
+ready
+probe acked --state /root/burst.json
