@@ -67,7 +67,7 @@ contract: deps
 	./scripts/contract-test.sh
 
 # The handbook's nginx site (docs/deploy/nginx.conf) with TLS in front of a served debug build,
-# checked through HTTPS (part of `make test`, about 40 s; docs/OPERATIONS.md, "Behind a TLS proxy").
+# checked through HTTPS (part of `make test`, about 20 s; docs/OPERATIONS.md, "Behind a TLS proxy").
 proxy-check: deps
 	$(SWIFT) build --product hearclear
 	./scripts/proxy-check.sh
