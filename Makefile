@@ -13,9 +13,9 @@ SOUND_CHARACTER_DIR ?= $(or $(TMPDIR),/tmp)/hearclear-sound-character
 # Where scripts/sound-character/real.py keeps the Debian packages it fetches and the real set it cuts.
 SOUND_CHARACTER_REAL_DIR ?= $(or $(TMPDIR),/tmp)/hearclear-sound-real
 
-.PHONY: deps deps-run build release run demo demo-check test test-under-load contract pages-browser generate sound-character sound-character-real format loadtest ingest-ceiling bench-peer sample-bytes container-check clean
+.PHONY: deps deps-run build release run demo demo-check test test-under-load contract proxy-check pages-browser generate sound-character sound-character-real format loadtest ingest-ceiling bench-peer sample-bytes container-check clean
 
-# Everything: what serving needs and the test tools (chromium, stress-ng, sox, espeak-ng, the
+# Everything: what serving needs and the test tools (chromium, stress-ng, sox, espeak-ng, nginx, the
 # Python of the tests). `make run`, `build` and `release` install only what serving needs.
 deps:
 	@./scripts/deps.sh test
@@ -43,6 +43,7 @@ test: deps
 	SWIFT=$(SWIFT) ./scripts/generate-client.sh --build
 	$(SWIFT) test --skip-build
 	./scripts/contract-test.sh
+	./scripts/proxy-check.sh
 	./scripts/pages-browser.sh
 	./scripts/demo-check.sh
 	./scripts/sound-character/generate.py --out $(SOUND_CHARACTER_DIR)
@@ -74,6 +75,12 @@ sound-character-real: deps
 contract: deps
 	$(SWIFT) build --product hearclear
 	./scripts/contract-test.sh
+
+# The handbook's nginx site (docs/deploy/nginx.conf) with TLS in front of a served debug build,
+# checked through HTTPS (part of `make test`, about 20 s; docs/OPERATIONS.md, "Behind a TLS proxy").
+proxy-check: deps
+	$(SWIFT) build --product hearclear
+	./scripts/proxy-check.sh
 
 # The pages for people in Debian's chromium (Playwright, axe-core), every step by keyboard, against
 # a small simulated city on a scratch server; screenshots in screenshots/pages (part of `make test`).

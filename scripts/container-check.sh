@@ -15,7 +15,8 @@
 #   6. SIGTERM during a stream of check-ins: a graceful stop within the grace period, and every
 #      check-in acknowledged stored
 #   7. operations from docs/OPERATIONS.md: a lost admin password; backup (pg_dump and the data
-#      volume) and restore onto a fresh stack (same grids, same devices)
+#      volume) and restore onto a fresh stack (same grids, same devices); the systemd unit in a
+#      container booting systemd (container/systemd-check.sh, on the image of step 2)
 #   8. `down -v` of its own project
 #
 # CHECK_PROJECT (hearclear-check) and CHECK_PORT (a free one) choose the project and the port;
@@ -195,5 +196,8 @@ say "restored and up in $(since "$from") s"
 app_logs | grep -q 'device key generated' && fail "the restored stack generated a new device key"
 "${probe[@]}" verify --state "$work/backup.json"
 "${probe[@]}" admin --password "$password"
+
+step "7c. the systemd unit (docs/OPERATIONS.md), in a container booting systemd"
+./scripts/container/systemd-check.sh "$image" debian:bookworm-slim
 
 step "8. down -v"

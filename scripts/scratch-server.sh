@@ -2,14 +2,15 @@
 # by the benchmarks on a release build:
 # `serve_scratch NAME PORT [ARGS…]` serves `$binary` (default .build/debug/hearclear) on a scratch
 # data directory (`$data`, removed on exit with the server stopped) at `$base`, rate limits off
-# for loopback, and returns once it is ready; if it stops first, its log is printed and the
-# script fails. NAME names the test in messages.
+# for loopback (`SCRATCH_RATE_EXEMPT=` exempts nothing), and returns once it is ready; if it
+# stops first, its log is printed and the script fails. NAME names the test in messages.
 serve_scratch() {
     local name=$1 port=$2
     shift 2
     binary=${HEARCLEAR_BINARY:-.build/debug/hearclear}
     data=$(mktemp -d "${TMPDIR:-/tmp}/hearclear-${name// /-}-XXXXXX")
-    "$binary" serve --port "$port" --data-dir "$data" --rate-exempt 127.0.0.1,::1 "$@" >"$data/serve.log" 2>&1 &
+    local exempt=${SCRATCH_RATE_EXEMPT-127.0.0.1,::1}
+    "$binary" serve --port "$port" --data-dir "$data" ${exempt:+--rate-exempt "$exempt"} "$@" >"$data/serve.log" 2>&1 &
     server=$!
     trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$data"' EXIT
     base="http://127.0.0.1:$port"

@@ -13,9 +13,14 @@ struct AdminRequestContext: ChildRequestContext {
     /// A `multipart/form-data` POST's parts, files included; its text fields are also in `form`.
     var multipart: MultipartForm?
 
+    /// The client's address as the app's context found it (behind trusted proxies, from
+    /// `X-Forwarded-For`), else the peer's.
+    let forwardedClientAddress: String?
+
     init(context: AppRequestContext) throws {
         coreContext = context.coreContext
         remoteAddress = context.remoteAddress
+        forwardedClientAddress = context.clientAddress
     }
 
     /// Bodies are collected and limited by `BodyLimitMiddleware` before this context exists.
@@ -27,8 +32,10 @@ struct AdminRequestContext: ChildRequestContext {
         return session
     }
 
-    /// The address the login backoff keys on.
+    /// The address the login backoff keys on and the audit log and session record: the client,
+    /// not a trusted proxy in front of it (else one guesser behind the proxy would hold back every
+    /// admin behind it).
     var clientAddress: String {
-        remoteAddress?.ipAddress ?? "unknown"
+        forwardedClientAddress ?? remoteAddress?.ipAddress ?? "unknown"
     }
 }

@@ -160,13 +160,14 @@ struct RateLimitMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
-        guard let kind = Self.kind(method: request.method, path: request.uri.path) else {
-            return try await next(request, context)
-        }
-        // Kept in the context: the check-in routes limit the device too, by the same client.
+        // Kept in the context of every request: the check-in routes limit the device too, by the
+        // same client, and the admin's login backoff keys on it.
         var context = context
         context.clientAddress = limiter.clientAddress(
             peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[.xForwardedFor])
+        guard let kind = Self.kind(method: request.method, path: request.uri.path) else {
+            return try await next(request, context)
+        }
         if let address = context.clientAddress, !limiter.isExempt(address) {
             do {
                 try limiter.take(kind, key: address)

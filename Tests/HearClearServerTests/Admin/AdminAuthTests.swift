@@ -1,13 +1,15 @@
 import Foundation
 import HTTPTypes
 import HearClearModel
-import HearClearServer
 import HearClearServerTestSupport
+import HearClearTestSupport
 import HummingbirdTesting
+import PostgresNIO
 import Testing
 
 @testable import HearClearAdmin
 @testable import HearClearEngine
+@testable import HearClearServer
 
 @Suite("Admin sign-in, sessions and CSRF")
 struct AdminAuthTests {
@@ -153,6 +155,45 @@ struct AdminAuthTests {
             #expect(blocked.headers[.retryAfter] != nil)
             #expect(blocked.body.string.contains("Too many failed sign-ins"))
             #expect(browser.cookies["hearclear_admin"] == nil)
+        }
+    }
+
+    @Test("behind a trusted proxy the backoff keys on the client it names, so one guesser holds back no one else")
+    func backoffBehindProxy() async throws {
+        var configuration = testConfiguration()
+        configuration.rateLimits.exempt = []
+        configuration.rateLimits.trustedProxies = IPNetwork.loopback
+        try await withTestDatabase { database, databaseConfiguration in
+            let app = try await buildApplication(
+                configuration: configuration, database: .external(databaseConfiguration), logger: testLogger)
+            // Over a real socket from 127.0.0.1, the proxy; X-Forwarded-For names the clients.
+            try await app.boundedTest(.live) { client in
+                var guesser = AdminBrowser(client)
+                guesser.headers[.xForwardedFor] = "198.51.100.7"
+                // Another user name than the admin's: only the address is held back.
+                for _ in 0..<5 {
+                    #expect(try await guesser.signIn(password: "guess", username: "mallory").status == .unauthorized)
+                }
+                // Held for as long as the test takes, however slow the machine.
+                try await database.query(
+                    "UPDATE admin_login_throttle SET blocked_until = now() + interval '1 hour'")
+                #expect(try await guesser.signIn().status == .tooManyRequests)
+
+                var admin = AdminBrowser(client)
+                admin.headers[.xForwardedFor] = "203.0.113.20"
+                let signedIn = try await admin.signIn()
+                #expect(signedIn.status == .seeOther, "\(signedIn.status)")
+                #expect(admin.cookies["hearclear_admin"] != nil)
+
+                let keys = try await database.query("SELECT key FROM admin_login_throttle ORDER BY key")
+                var held: [String] = []
+                for try await key in keys.decode(String.self) { held.append(key) }
+                #expect(held == ["ip:198.51.100.7"])
+                let sessions = try await database.query("SELECT remote_address FROM admin_sessions")
+                var addresses: [String?] = []
+                for try await address in sessions.decode(String?.self) { addresses.append(address) }
+                #expect(addresses == ["203.0.113.20"])
+            }
         }
     }
 

@@ -11,6 +11,8 @@ import NIOCore
 struct AdminBrowser {
     let client: any TestClientProtocol
     private(set) var cookies: [String: String] = [:]
+    /// Sent with every request besides the cookies (e.g. the `X-Forwarded-For` of a proxy).
+    var headers: HTTPFields = [:]
 
     init(_ client: any TestClientProtocol) {
         self.client = client
@@ -62,8 +64,10 @@ struct AdminBrowser {
     }
 
     var cookieHeaders: HTTPFields {
-        guard !cookies.isEmpty else { return [:] }
-        return [.cookie: cookies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; ")]
+        var fields = headers
+        guard !cookies.isEmpty else { return fields }
+        fields[.cookie] = cookies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; ")
+        return fields
     }
 
     mutating func forget(_ cookie: String) {
