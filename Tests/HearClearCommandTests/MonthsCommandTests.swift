@@ -71,7 +71,7 @@ struct MonthsCommandTests {
                 #expect(refused.errors.contains("'\(bad)' is not a month: write YYYY-MM"), "stderr: \(refused.errors)")
             }
             let tooRecent = try await run([
-                "drop", "--before", UTCMonth(containing: now).description, "--keep-months", "0",
+                "drop", "--before", UTCMonth(containing: now).adding(months: 1).description, "--keep-months", "0",
             ])
             #expect(tooRecent.status == 1)
             #expect(tooRecent.errors.contains("Refused, nothing changed"), "stderr: \(tooRecent.errors)")

@@ -217,7 +217,7 @@ struct CheckinMonthsTests {
             // Refused: a month that can still receive check-ins, or one the floor keeps.
             for (before, keep) in [
                 (CheckinMonths.latestBefore(now: now, keepMonths: 0).adding(months: 1), 0),
-                (UTCMonth(containing: now), 0),
+                (UTCMonth(containing: now).adding(months: 1), 0),
                 (CheckinMonths.latestBefore(now: now, keepMonths: 3).adding(months: 1), 3),
             ] {
                 await #expect(throws: CheckinMonths.Refusal.self) {
@@ -238,6 +238,7 @@ struct CheckinMonthsTests {
                 drops.map { [$0.checkins, $0.hours > 0 ? 1 : 0, $0.overrides, $0.queueEntries, $0.venues] }
                     == [[4, 1, 1, 1, 2]], "\(drops)")
             #expect(drops.first?.month == city.droppedMonth)
+            let drop = try #require(drops.first)
 
             // Gone from every table that named them.
             #expect(
@@ -271,7 +272,7 @@ struct CheckinMonthsTests {
                 try await client.texts(
                     "SELECT username || ' | ' || action || ' | ' || subject || ' | ' || detail FROM admin_audit_log"
                 ) == [
-                    "operator | check-in month dropped | \(city.droppedMonth) | 4 check-ins, \(drops[0].hours) hours, 1 decisions, 1 queue entries, 2 venues queued, \(drops[0].bytes) bytes"
+                    "operator | check-in month dropped | \(city.droppedMonth) | 4 check-ins, \(drop.hours) hours, 1 decisions, 1 queue entries, 2 venues queued, \(drop.bytes) bytes"
                 ])
 
             // Judged again: the cells are what the check-ins left give.

@@ -26,6 +26,11 @@ public struct CheckinMonths: Sendable {
     public struct Entry: Sendable, Equatable {
         public var month: CheckinMonth
         public var mayDrop: Bool
+
+        public init(month: CheckinMonth, mayDrop: Bool) {
+            self.month = month
+            self.mayDrop = mayDrop
+        }
     }
 
     /// Why a drop was refused (nothing was changed).
