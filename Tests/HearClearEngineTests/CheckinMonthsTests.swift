@@ -309,4 +309,36 @@ struct CheckinMonthsTests {
             #expect(try await engine.months.list(now: now).contains { $0.month.month == city.droppedMonth })
         }
     }
+
+    @Test(
+        "a drop that cannot have its lock in time is rolled back whole, says so, and runs again once the lock is free")
+    func lockTimeout() async throws {
+        let now = Date()
+        let city = Self.city(now: now)
+        try await withTestDatabase { client, _ in
+            let repository = CheckinRepository(client: client, logger: engineTestLogger)
+            for submission in city.dropped + city.kept {
+                _ = try await repository.ingest(submission, maxDistanceMetres: 250)
+            }
+            try await Self.judgeAll(client)
+            let untouched = try await Self.everything(client)
+            let months = CheckinMonthRepository(client: client, logger: engineTestLogger)
+            // A reader holds `checkins` in an open transaction: the detach cannot have its lock.
+            try await client.withConnection { reader in
+                try await reader.query("BEGIN", logger: engineTestLogger)
+                try await reader.query("SELECT count(*) FROM checkins", logger: engineTestLogger)
+                do {
+                    _ = try await months.drop(city.droppedMonth, by: "operator", lockTimeout: .milliseconds(200))
+                    Issue.record("the drop went through a held lock")
+                } catch {
+                    #expect(CheckinMonthRepository.isLockConflict(error), "\(String(reflecting: error))")
+                }
+                try await reader.query("ROLLBACK", logger: engineTestLogger)
+            }
+            #expect(try await Self.everything(client) == untouched, "rolled back whole")
+            let drop = try await months.drop(city.droppedMonth, by: "operator")
+            #expect(drop?.checkins == 4)
+            #expect(try await months.drop(city.droppedMonth, by: "operator") == nil, "no partition: nothing to do")
+        }
+    }
 }
