@@ -35,6 +35,8 @@ public struct Engine: Sendable {
     public let administration: Administration
     /// Devices' trust and venues' changes (docs/ARCHITECTURE.md, "Devices that earn trust").
     public let trust: TrustDirectory
+    /// Whole months of check-ins: listed, and the old ones dropped (`hearclear months`).
+    public let months: CheckinMonths
     /// Whether the database is away, shared by this engine's requests, worker and listeners.
     public let outage = DatabaseOutage()
 
@@ -83,6 +85,7 @@ public struct Engine: Sendable {
         reports = VenueReports(
             reports: ReportRepository(client: client, logger: logger), loudness: loudness, deviceKey: deviceKey)
         administration = Administration(client: client, logger: logger)
+        months = CheckinMonths(client: client, logger: logger)
         trust = TrustDirectory(repository: TrustRepository(client: client, logger: logger), key: deviceKey)
         // An admin's decision is judged once, at once: nothing to remember.
         decisions = CheckinDecisions(

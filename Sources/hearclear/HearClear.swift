@@ -12,7 +12,8 @@ struct HearClear: AsyncParsableCommand {
             The load tests and the simulator are in hearclear-bench.
             """,
         subcommands: [
-            Serve.self, Migrate.self, Meter.self, Calibrate.self, Devices.self, Recompute.self, Export.self,
+            Serve.self, Migrate.self, Meter.self, Calibrate.self, Devices.self, Months.self, Recompute.self,
+            Export.self,
         ]
     )
 }

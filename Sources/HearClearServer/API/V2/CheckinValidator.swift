@@ -9,8 +9,8 @@ import LoudnessCore
 /// cleaning judges those later.
 struct CheckinValidator {
     static let sampleCount = 10...3600
-    static let maxFuture: TimeInterval = 15 * 60
-    static let maxAge: TimeInterval = 14 * 86_400
+    static let maxFuture: TimeInterval = CheckinWindow.maxFutureSeconds
+    static let maxAge: TimeInterval = CheckinWindow.maxAgeSeconds
     static let maxSpan: TimeInterval = 24 * 3_600
     static let dbfsRange = -200.0...20.0
     static let amplitudeRange = 0.0...10.0
