@@ -85,8 +85,7 @@ public enum EngineSettings {
     /// The engine's part of `serve` (and ``databaseReadURL``).
     public static let serve = [
         maxDistanceMetres, referenceOffsetDB, databaseConnections, ingestGroupWindow, aggregationWorkers,
-        calibrationInterval,
-        searchIndex, rawRetentionDays, soundModel,
+        calibrationInterval, searchIndex, rawRetentionDays, soundModel,
     ]
     /// The open data's licence (`serve` and `export`).
     public static let license = [dataLicense, dataLicenseURL]
