@@ -83,12 +83,7 @@ struct CalibrateModels: AsyncParsableCommand {
                 model.inForce?.source.rawValue ?? "none",
             ]
         }
-        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-        lines += ([header] + rows).map { row in
-            row.enumerated().map { column, cell in
-                cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
-        }
+        lines += TextTable.lines(header: header, rows: rows)
         return lines.joined(separator: "\n")
     }
 

@@ -14,11 +14,6 @@ enum DeviceTable {
                 device.lastSeenAt.formatted(.iso8601),
             ]
         }
-        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-        return ([header] + rows).map { row in
-            row.enumerated().map { column, cell in
-                cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
-        }.joined(separator: "\n")
+        return TextTable.render(header: header, rows: rows)
     }
 }

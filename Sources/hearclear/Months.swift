@@ -132,12 +132,7 @@ enum MonthTable {
                 entry.mayDrop ? "yes" : "no",
             ]
         }
-        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-        return ([header] + rows).map { row in
-            row.enumerated().map { column, cell in
-                cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
-        }.joined(separator: "\n")
+        return TextTable.render(header: header, rows: rows)
     }
 
     static func json(_ months: [CheckinMonths.Entry]) throws -> String {
