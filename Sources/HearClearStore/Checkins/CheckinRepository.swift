@@ -70,9 +70,7 @@ public struct CheckinRepository: Sendable {
             // with it when grouping is on.
             let row = try IngestRow(submission, venue: venue, deviceID: deviceID, verdict: firstJudgement(venue))
             if let groups { return try await groups.write(row) }
-            return try await client.withConnection { connection in
-                try await IngestStatement.run([row], on: connection, logger: logger)[row.id]
-            }
+            return try await IngestStatement.run([row], client: client, logger: logger)[row.id]
         } else {
             let stored: (CheckinReceipt, Venue, Int64)? = try await client.transaction(logger: logger) { connection in
                 let venue = try await resolveVenue(submission.venue, on: connection)

@@ -129,9 +129,7 @@ final class IngestGroups: Sendable {
     /// The group in one statement; when one of its rows broke it, its rows one by one.
     private func write(_ rows: [IngestRow]) async -> [Result<CheckinReceipt?, any Error>] {
         do {
-            let receipts = try await client.withConnection { connection in
-                try await IngestStatement.run(rows, on: connection, logger: logger)
-            }
+            let receipts = try await IngestStatement.run(rows, client: client, logger: logger)
             return rows.map { .success(receipts[$0.id]) }
         } catch {
             guard rows.count > 1, Self.oneRowsFault(error) else { return rows.map { _ in .failure(error) } }
@@ -142,9 +140,7 @@ final class IngestGroups: Sendable {
         var outcomes: [Result<CheckinReceipt?, any Error>] = []
         for row in rows {
             do {
-                let receipts = try await client.withConnection { connection in
-                    try await IngestStatement.run([row], on: connection, logger: logger)
-                }
+                let receipts = try await IngestStatement.run([row], client: client, logger: logger)
                 outcomes.append(.success(receipts[row.id]))
             } catch {
                 outcomes.append(.failure(error))

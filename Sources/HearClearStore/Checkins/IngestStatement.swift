@@ -199,6 +199,13 @@ enum IngestStatement: QueryShape {
         return PreparedQuery(PostgresQuery(unsafeSQL: sql, binds: binds))
     }
 
+    /// ``run(_:on:logger:)`` on a connection of `client`'s pool, in the statement's own transaction.
+    static func run(_ rows: [IngestRow], client: PostgresClient, logger: Logger) async throws
+        -> [UUID: CheckinReceipt]
+    {
+        try await client.withConnection { connection in try await run(rows, on: connection, logger: logger) }
+    }
+
     /// Runs the statement on `connection`: the receipt of each check-in stored, by id (a row whose
     /// id was taken has none).
     static func run(_ rows: [IngestRow], on connection: PostgresConnection, logger: Logger) async throws
