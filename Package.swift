@@ -123,9 +123,11 @@ let package = Package(
         .target(
             name: "HearClearHTTP",
             dependencies: [
-                "HearClearEngine",
+                "HearClearModel",
                 "AudioMetering",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
