@@ -67,9 +67,9 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .target(
@@ -95,11 +95,14 @@ let package = Package(
                 "HearClearTestSupport",
                 "AudioTestSupport",
                 "CSndFile",
+                "LoudnessCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // No HTTP: the aggregation worker, intake, the loudness reads, devices, configuration.
@@ -123,9 +126,11 @@ let package = Package(
         .target(
             name: "HearClearHTTP",
             dependencies: [
-                "HearClearEngine",
+                "HearClearModel",
                 "AudioMetering",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -144,6 +149,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // The pages for people at /: find a quiet place, a venue's week, "this was wrong" (no JavaScript).
@@ -155,8 +163,8 @@ let package = Package(
                 "HearClearModel",
                 "LoudnessCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // HTTP: /api/v1, /api/v2, operations, middleware, connection limits; mounts the admin and the pages.
@@ -226,11 +234,16 @@ let package = Package(
                 "AudioMetering",
                 "HearClearStore",
                 "LoudnessCore",
+                "AudioClassification",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The developers' tools: load generators and the simulated city (README, "Benchmarks").
@@ -246,6 +259,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "LoudnessCoreTests", dependencies: ["LoudnessCore"]),
@@ -257,7 +272,14 @@ let package = Package(
             name: "AudioClassificationTests", dependencies: ["AudioClassification", "AudioTestSupport", "LoudnessCore"]),
         .testTarget(
             name: "HearClearStoreTests",
-            dependencies: ["HearClearModel", "HearClearStore", "HearClearTestSupport"]
+            dependencies: [
+                "HearClearModel",
+                "HearClearStore",
+                "HearClearTestSupport",
+                "LoudnessCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
         ),
         .testTarget(
             name: "HearClearEngineTests",
@@ -268,6 +290,7 @@ let package = Package(
                 "HearClearTestSupport",
                 "LoudnessCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
@@ -283,7 +306,6 @@ let package = Package(
                 "LoudnessCore",
                 "HearClearStore",
                 "HearClearTestSupport",
-                "CSndFile",
                 "AudioMetering",
                 "AudioTestSupport",
                 "HearClearClient",
@@ -295,6 +317,13 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         // The commands of both executables, run as processes.
@@ -312,6 +341,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
     ]

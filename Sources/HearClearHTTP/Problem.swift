@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import HearClearEngine
 import Hummingbird
 
 /// An RFC 9457 problem document: the body of every v2 error.
@@ -42,7 +41,10 @@ public struct Problem: Error, HTTPResponseError, Sendable {
             type: "https://hearclear.app/problems/\(type)", title: title, status: status.code, detail: detail,
             instance: request.uri.path, errors: errors.isEmpty ? nil : errors
         )
-        let data = try JSONEncoder.api.encode(body)
+        // As the API's bodies are written (sorted keys, slashes as they are); a problem holds no date.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(body)
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
@@ -75,9 +77,12 @@ extension Problem {
         Problem(.notFound, type: "not-found", title: "Not found", detail: detail)
     }
 
+    /// Seconds a client is told to wait (`Retry-After`) while the database is away.
+    public static let unavailableRetryAfterSeconds = 5
+
     /// The database cannot be reached (docs/ARCHITECTURE.md, "When the database is away").
     public static var unavailable: Problem {
-        let seconds = DatabaseOutage.retryAfterSeconds
+        let seconds = unavailableRetryAfterSeconds
         return Problem(
             .serviceUnavailable, type: "unavailable", title: "Service unavailable",
             detail: "the database cannot be reached; nothing was written; try again in \(seconds) seconds",

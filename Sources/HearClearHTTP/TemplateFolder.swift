@@ -1,5 +1,5 @@
 import Foundation
-import HearClearEngine
+import HearClearModel
 import Hummingbird
 import Mustache
 

@@ -1,6 +1,7 @@
 import Foundation
 import HearClearEngine
 import HearClearHTTP
+import HearClearModel
 import Hummingbird
 
 /// The map on the pages' results (`--map-tiles-url`): Leaflet, from Debian's `libjs-leaflet`,

@@ -142,10 +142,36 @@ public enum ToneCalibration {
         guard var spectrum = FramePowerSpectrum(frameLength: frameLength) else {
             throw .noTone(.sampleRateTooLow(sampleRate: sampleRate))
         }
+        let framing = (channelCount: channelCount, frameLength: frameLength)
+        let (average, seconds) = try averagedSpectrum(
+            &spectrum, framing: framing, sampleRate: sampleRate, pass: pass)
+        let binHz = Double(sampleRate) / Double(frameLength)
+        guard let tones = ToneSpectrum(power: average, binHz: binHz, lowestHz: lowestHz) else {
+            throw .noTone(.sampleRateTooLow(sampleRate: sampleRate))
+        }
+        let (tone, snrDB) = try singleTone(in: tones)
+        let frequencyHz = tones.interpolatedHz(of: tone.bin)
+        let secondLevels = try bandLevels(
+            tones.band(around: tone.bin), spectrum: &spectrum, framing: framing, pass: pass)
+        let median = median(of: secondLevels)
+        let spread = secondLevels.map { abs($0 - median) }.max() ?? 0
+        guard spread <= stabilityToleranceDB else {
+            throw .noTone(.unstableLevel(frequencyHz: frequencyHz, secondLevelsDBFS: secondLevels, spreadDB: spread))
+        }
 
-        // Pass one: the averaged spectrum and the length.
+        let levelDBFS = Decibels.fromMeanSquare(tone.power)
+        return ToneCalibrationResult(
+            frequencyHz: frequencyHz, levelDBFS: levelDBFS, referenceDB: referenceDB,
+            offsetDB: referenceDB - levelDBFS, snrDB: snrDB, seconds: seconds, secondLevelsDBFS: secondLevels)
+    }
+
+    /// Pass one: the spectrum averaged over the whole frames, and the length in seconds.
+    private static func averagedSpectrum(
+        _ spectrum: inout FramePowerSpectrum, framing: (channelCount: Int, frameLength: Int), sampleRate: Int,
+        pass: Pass
+    ) throws(ToneCalibrationError) -> (average: [Double], seconds: Double) {
         var average = [Double](repeating: 0, count: spectrum.binCount)
-        var splitter = FrameSplitter(channelCount: channelCount, frameLength: frameLength)
+        var splitter = FrameSplitter(channelCount: framing.channelCount, frameLength: framing.frameLength)
         do {
             try pass { chunk, count in
                 splitter.append(chunk, count: count) { spectrum.add($0, to: &average) }
@@ -156,13 +182,13 @@ public enum ToneCalibration {
         let seconds = Double(splitter.frameCount) / Double(sampleRate)
         guard seconds >= minimumSeconds, splitter.wholeFrames >= 2 else { throw .noTone(.tooShort(seconds: seconds)) }
         let frames = Double(splitter.wholeFrames)
-        average = average.map { $0 / frames }
+        return (average.map { $0 / frames }, seconds)
+    }
 
-        // The tone: one peak, far above the rest.
-        let binHz = Double(sampleRate) / Double(frameLength)
-        guard let tones = ToneSpectrum(power: average, binHz: binHz, lowestHz: lowestHz) else {
-            throw .noTone(.sampleRateTooLow(sampleRate: sampleRate))
-        }
+    /// The tone: one peak, far above the rest; with its signal-to-noise ratio, dB.
+    private static func singleTone(in tones: ToneSpectrum) throws(ToneCalibrationError) -> (
+        tone: ToneSpectrum.Peak, snrDB: Double
+    ) {
         let total = tones.total
         let audible = Decibels.fromMeanSquare(total)
         let peaks = tones.peaks(share: pow(10, componentShareDB / 10), limit: maxReportedTones)
@@ -176,14 +202,20 @@ public enum ToneCalibration {
         // The rest counts as at least 10⁻¹⁵ of the total (≤ 150 dB): below that is rounding, not sound.
         let rest = max(total - tone.power, total * 1e-15)
         let snrDB = 10 * log10(tone.power / rest)
-        let frequencyHz = tones.interpolatedHz(of: tone.bin)
-        guard snrDB >= minimumSNRDB else { throw .noTone(.noise(strongestHz: frequencyHz, snrDB: snrDB)) }
+        guard snrDB >= minimumSNRDB else {
+            throw .noTone(.noise(strongestHz: tones.interpolatedHz(of: tone.bin), snrDB: snrDB))
+        }
+        return (tone, snrDB)
+    }
 
-        // Pass two: the tone's band in every frame.
-        let band = tones.band(around: tone.bin)
+    /// Pass two: the level of the tone's band in every frame (second), dBFS.
+    private static func bandLevels(
+        _ band: ClosedRange<Int>, spectrum: inout FramePowerSpectrum, framing: (channelCount: Int, frameLength: Int),
+        pass: Pass
+    ) throws(ToneCalibrationError) -> [Double] {
         var secondLevels: [Double] = []
         var framePower = [Double](repeating: 0, count: spectrum.binCount)
-        splitter = FrameSplitter(channelCount: channelCount, frameLength: frameLength)
+        var splitter = FrameSplitter(channelCount: framing.channelCount, frameLength: framing.frameLength)
         do {
             try pass { chunk, count in
                 splitter.append(chunk, count: count) { channels in
@@ -195,16 +227,7 @@ public enum ToneCalibration {
         } catch {
             throw .audio(error)
         }
-        let median = median(of: secondLevels)
-        let spread = secondLevels.map { abs($0 - median) }.max() ?? 0
-        guard spread <= stabilityToleranceDB else {
-            throw .noTone(.unstableLevel(frequencyHz: frequencyHz, secondLevelsDBFS: secondLevels, spreadDB: spread))
-        }
-
-        let levelDBFS = Decibels.fromMeanSquare(tone.power)
-        return ToneCalibrationResult(
-            frequencyHz: frequencyHz, levelDBFS: levelDBFS, referenceDB: referenceDB,
-            offsetDB: referenceDB - levelDBFS, snrDB: snrDB, seconds: seconds, secondLevelsDBFS: secondLevels)
+        return secondLevels
     }
 
     /// AudioMetering does not depend on LoudnessCore's `RobustStatistics`.

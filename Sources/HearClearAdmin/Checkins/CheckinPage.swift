@@ -88,47 +88,8 @@ struct CheckinPage {
 
         let total = checkin.receipt.sampleCount
         let valid = checkin.validSeconds ?? analysis?.validSeconds ?? 0
-        var facts = [
-            Fact(label: "Venue", value: self.venueName),
-            Fact(
-                label: "Device",
-                value: "\(checkin.deviceModel ?? "unknown model") " + DeviceIdentity.shortened(checkin.deviceID)
-            ),
-            Fact(label: "Source", value: checkin.source.rawValue),
-            Fact(label: "Received", value: AdminFormat.time(checkin.receipt.receivedAt)),
-            Fact(label: "Started", value: AdminFormat.time(checkin.startedAt)),
-            Fact(
-                label: "Duration",
-                value: CheckinChart.clock((checkin.endedAt ?? checkin.startedAt).timeIntervalSince(checkin.startedAt))
-                    + " (\(total) samples"
-                    + (checkin.samplesRemovedAt.map { "; removed " + AdminFormat.time($0) + ", past the retention" }
-                        ?? "")
-                    + ")"
-            ),
-            Fact(label: "Valid seconds", value: "\(valid) of \(total) (\(AdminFormat.percent(valid, of: total)))"),
-            Fact(
-                label: "Level", value: checkin.levelDBFS.map { AdminFormat.decimal(Double($0) + offset) + " dB" } ?? "–"
-            ),
-            Fact(
-                label: "Distance from venue",
-                value: checkin.distanceMetres.map { "\(Int($0.rounded())) m" } ?? "no location sent"
-            ),
-            Fact(
-                label: "Local time from",
-                value: checkin.zoneGuessed ? "each sample's UTC offset (venue zone unknown)" : "the venue's time zone"
-            ),
-            Fact(label: "Judged", value: AdminFormat.time(checkin.judgedAt)),
-        ]
-        if let override {
-            facts.append(
-                Fact(
-                    label: "Admin decision",
-                    value: "forced \(override.decision.rawValue) by \(override.username), "
-                        + AdminFormat.time(override.createdAt) + (override.note.map { ": \($0)" } ?? "")
-                )
-            )
-        }
-        self.facts = facts
+        facts = Self.facts(
+            checkin, venueName: self.venueName, override: override, validSeconds: valid, offsetDB: offset)
         explanation = CheckinExplanation.sentences(
             .init(
                 status: checkin.status, reasons: checkin.reasons, validSeconds: valid, totalSeconds: total,
@@ -149,6 +110,58 @@ struct CheckinPage {
             excludeAction: "/farmer/checkins/\(idText)/exclude", clearAction: "/farmer/checkins/\(idText)/clear",
             forced: override != nil, forcedIn: override?.decision == .include, forcedOut: override?.decision == .exclude
         )
+    }
+
+    /// The check-in's facts: where and by what it was measured, when, how long, how much of it
+    /// counted, its level and the admin's decision.
+    static func facts(
+        _ checkin: StoredCheckin, venueName: String, override: CheckinOverride?, validSeconds: Int, offsetDB: Double
+    ) -> [Fact] {
+        let total = checkin.receipt.sampleCount
+        var facts = [
+            Fact(label: "Venue", value: venueName),
+            Fact(
+                label: "Device",
+                value: "\(checkin.deviceModel ?? "unknown model") " + DeviceIdentity.shortened(checkin.deviceID)
+            ),
+            Fact(label: "Source", value: checkin.source.rawValue),
+            Fact(label: "Received", value: AdminFormat.time(checkin.receipt.receivedAt)),
+            Fact(label: "Started", value: AdminFormat.time(checkin.startedAt)),
+            Fact(
+                label: "Duration",
+                value: CheckinChart.clock((checkin.endedAt ?? checkin.startedAt).timeIntervalSince(checkin.startedAt))
+                    + " (\(total) samples"
+                    + (checkin.samplesRemovedAt.map { "; removed " + AdminFormat.time($0) + ", past the retention" }
+                        ?? "")
+                    + ")"
+            ),
+            Fact(
+                label: "Valid seconds",
+                value: "\(validSeconds) of \(total) (\(AdminFormat.percent(validSeconds, of: total)))"),
+            Fact(
+                label: "Level",
+                value: checkin.levelDBFS.map { AdminFormat.decimal(Double($0) + offsetDB) + " dB" } ?? "–"
+            ),
+            Fact(
+                label: "Distance from venue",
+                value: checkin.distanceMetres.map { "\(Int($0.rounded())) m" } ?? "no location sent"
+            ),
+            Fact(
+                label: "Local time from",
+                value: checkin.zoneGuessed ? "each sample's UTC offset (venue zone unknown)" : "the venue's time zone"
+            ),
+            Fact(label: "Judged", value: AdminFormat.time(checkin.judgedAt)),
+        ]
+        if let override {
+            facts.append(
+                Fact(
+                    label: "Admin decision",
+                    value: "forced \(override.decision.rawValue) by \(override.username), "
+                        + AdminFormat.time(override.createdAt) + (override.note.map { ": \($0)" } ?? "")
+                )
+            )
+        }
+        return facts
     }
 
     static func hour(_ piece: AdminCheckinHour, referenceOffsetDB: Double) -> Hour {

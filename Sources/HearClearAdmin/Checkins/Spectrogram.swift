@@ -89,67 +89,18 @@ struct Spectrogram {
         let kept = rejections.map { $0 == nil }
         hasBands = !spectra.bandIndexes.isEmpty
 
-        // Colour steps over the kept seconds' band levels, in 5 dB steps, at least 20 dB.
-        let keptLevels =
-            hasBands
-            ? kept.indices.filter { kept[$0] }.flatMap { sample in
-                spectra.bandIndexes.indices.map { spectra.band($0, sample: sample) + offsetDB }
-            } : []
-        let low = (((keptLevels.min() ?? offsetDB - 60)) / 5).rounded(.down) * 5
-        let high = max(((keptLevels.max() ?? offsetDB) / 5).rounded(.up) * 5, low + 20)
-        let stepDB = (high - low) / Double(Self.steps)
-        func step(_ level: Double) -> Int {
-            guard level.isFinite else { return 0 }
-            return min(Self.steps - 1, max(0, Int(((level - low) / stepDB).rounded(.down))))
-        }
-        swatches = (0..<Self.steps).map { Swatch(step: $0, label: AdminFormat.bound(low + Double($0) * stepDB)) }
+        let colours = ColourSteps(spectra: spectra, kept: kept, offsetDB: offsetDB)
+        swatches = colours.swatches
 
         let bands = spectra.bandIndexes.count
         let rowHeight = bands > 0 ? Self.rowsHeight / Double(bands) : Self.rowsHeight
         // Columns of `pool` seconds each.
         let pool = max(1, Int((duration + 1) / Double(Self.maximumColumns)) + 1)
-        var cells: [Rect] = []
-        for position in 0..<bands {
-            let y = Self.top + Self.rowsHeight - Double(position + 1) * rowHeight
-            let name = Self.bandName(spectra.bandIndexes[position])
-            // Each column's energetic mean, then runs of equal step merged.
-            var columns: [(first: Double, last: Double, level: Double)] = []
-            var index = 0
-            while index < offsets.count {
-                let column = Int(offsets[index]) / pool
-                var end = index
-                var levels: [Double] = []
-                while end < offsets.count, Int(offsets[end]) / pool == column {
-                    levels.append(spectra.band(position, sample: end) + offsetDB)
-                    end += 1
-                }
-                columns.append((offsets[index], offsets[end - 1], Level.energeticMean(levels) ?? -.infinity))
-                index = end
-            }
-            var run = 0
-            while run < columns.count {
-                let colour = step(columns[run].level)
-                var last = run
-                while last + 1 < columns.count, step(columns[last + 1].level) == colour,
-                    columns[last + 1].first - columns[last].last <= Double(pool) + 0.5
-                {
-                    last += 1
-                }
-                let from = max(scale.x(columns[run].first - 0.5), CheckinChart.left)
-                let to = min(scale.x(columns[last].last + 0.5), CheckinChart.right)
-                let levels = columns[run...last].map(\.level)
-                cells.append(
-                    Rect(
-                        x: CheckinChart.text(from), y: CheckinChart.text(y),
-                        width: CheckinChart.text(max(to - from, 0.5)),
-                        height: CheckinChart.text(rowHeight), step: colour,
-                        title:
-                            "\(name) Hz, \(CheckinChart.clock(columns[run].first))–\(CheckinChart.clock(columns[last].last)): "
-                            + "\(AdminFormat.decimal(levels.min()!))–\(AdminFormat.decimal(levels.max()!)) dB"))
-                run = last + 1
-            }
+        cells = (0..<bands).flatMap { position in
+            Self.row(
+                position, spectra: spectra, offsets: offsets, offsetDB: offsetDB, pool: pool, colours: colours,
+                rowHeight: rowHeight, scale: scale)
         }
-        self.cells = cells
         removed = CheckinChart.columns(offsets: offsets, rejections: rejections, scale: scale)
         bandTicks = spectra.bandIndexes.enumerated().compactMap { position, band in
             // Octave centres only, so the labels never crowd.
@@ -160,22 +111,7 @@ struct Spectrogram {
         xTicks = CheckinChart.timeTicks(duration: duration, scale: scale)
 
         let classified = sound.windows
-        windows = classified.map { window in
-            let from = max(scale.x(offsets[window.firstSample] - 0.5), CheckinChart.left)
-            let to = min(scale.x(offsets[window.lastSample] + 0.5), CheckinChart.right)
-            let f = window.features
-            let time =
-                "\(CheckinChart.clock(offsets[window.firstSample]))–\(CheckinChart.clock(offsets[window.lastSample]))"
-            let name = Self.name(window.label)
-            return Window(
-                x: CheckinChart.text(from), width: CheckinChart.text(max(to - from, 0.5)),
-                textX: CheckinChart.text((from + to) / 2), label: window.label.rawValue, name: name,
-                short: Self.shortName(window.label), showsText: to - from >= 26,
-                title: "\(time) · \(name) · \(window.reason)", time: time, seconds: window.seconds,
-                reason: window.reason, laeq: AdminFormat.decimal(f.laeqDBFS + offsetDB),
-                lcMinusLa: AdminFormat.decimal(f.lcMinusLaDB), excess: AdminFormat.decimal(f.lowFrequencyExcessDB),
-                flatness: AdminFormat.decimal(f.flatnessDB), shape: AdminFormat.decimal(f.shapeFluxDB))
-        }
+        windows = classified.map { Self.window($0, offsets: offsets, offsetDB: offsetDB, scale: scale) }
         legend = SoundClass.allCases.compactMap { label in
             let seconds = classified.filter { $0.label == label }.reduce(0) { $0 + $1.seconds }
             guard seconds > 0 else { return nil }
@@ -189,6 +125,107 @@ struct Spectrogram {
                     + (pool > 1 ? ", \(pool) s a column (energetic mean)" : "") + ". "
                 : "No bands: LCeq only. ")
             + "\(classified.count) windows of the \(keptCount) kept seconds, each venue-local hour on its own."
+    }
+
+    /// The colour steps over the kept seconds' band levels, in 5 dB steps, at least 20 dB.
+    struct ColourSteps {
+        let low: Double
+        let stepDB: Double
+
+        init(spectra: SpectralSamples, kept: [Bool], offsetDB: Double) {
+            let keptLevels =
+                !spectra.bandIndexes.isEmpty
+                ? kept.indices.filter { kept[$0] }.flatMap { sample in
+                    spectra.bandIndexes.indices.map { spectra.band($0, sample: sample) + offsetDB }
+                } : []
+            low = (((keptLevels.min() ?? offsetDB - 60)) / 5).rounded(.down) * 5
+            let high = max(((keptLevels.max() ?? offsetDB) / 5).rounded(.up) * 5, low + 20)
+            stepDB = (high - low) / Double(Spectrogram.steps)
+        }
+
+        func step(_ level: Double) -> Int {
+            guard level.isFinite else { return 0 }
+            return min(Spectrogram.steps - 1, max(0, Int(((level - low) / stepDB).rounded(.down))))
+        }
+
+        var swatches: [Swatch] {
+            (0..<Spectrogram.steps).map { Swatch(step: $0, label: AdminFormat.bound(low + Double($0) * stepDB)) }
+        }
+    }
+
+    /// One band's row: each column's energetic mean, then runs of equal step merged into one rect.
+    private static func row(
+        _ position: Int, spectra: SpectralSamples, offsets: [Double], offsetDB: Double, pool: Int,
+        colours: ColourSteps, rowHeight: Double, scale: CheckinChart.Scale
+    ) -> [Rect] {
+        let y = Self.top + Self.rowsHeight - Double(position + 1) * rowHeight
+        let name = Self.bandName(spectra.bandIndexes[position])
+        let columns = pooledColumns(position, spectra: spectra, offsets: offsets, offsetDB: offsetDB, pool: pool)
+        var cells: [Rect] = []
+        var run = 0
+        while run < columns.count {
+            let colour = colours.step(columns[run].level)
+            var last = run
+            while last + 1 < columns.count, colours.step(columns[last + 1].level) == colour,
+                columns[last + 1].first - columns[last].last <= Double(pool) + 0.5
+            {
+                last += 1
+            }
+            let from = max(scale.x(columns[run].first - 0.5), CheckinChart.left)
+            let to = min(scale.x(columns[last].last + 0.5), CheckinChart.right)
+            let levels = columns[run...last].map(\.level)
+            cells.append(
+                Rect(
+                    x: CheckinChart.text(from), y: CheckinChart.text(y),
+                    width: CheckinChart.text(max(to - from, 0.5)),
+                    height: CheckinChart.text(rowHeight), step: colour,
+                    title:
+                        "\(name) Hz, \(CheckinChart.clock(columns[run].first))–\(CheckinChart.clock(columns[last].last)): "
+                        + "\(AdminFormat.decimal(levels.min()!))–\(AdminFormat.decimal(levels.max()!)) dB"))
+            run = last + 1
+        }
+        return cells
+    }
+
+    /// One band's level in columns of `pool` seconds: each column's first and last second and its
+    /// energetic mean.
+    private static func pooledColumns(
+        _ position: Int, spectra: SpectralSamples, offsets: [Double], offsetDB: Double, pool: Int
+    ) -> [(first: Double, last: Double, level: Double)] {
+        var columns: [(first: Double, last: Double, level: Double)] = []
+        var index = 0
+        while index < offsets.count {
+            let column = Int(offsets[index]) / pool
+            var end = index
+            var levels: [Double] = []
+            while end < offsets.count, Int(offsets[end]) / pool == column {
+                levels.append(spectra.band(position, sample: end) + offsetDB)
+                end += 1
+            }
+            columns.append((offsets[index], offsets[end - 1], Level.energeticMean(levels) ?? -.infinity))
+            index = end
+        }
+        return columns
+    }
+
+    /// A window of kept seconds as drawn: its span, label and the features behind it.
+    private static func window(
+        _ window: ClassifiedWindow, offsets: [Double], offsetDB: Double, scale: CheckinChart.Scale
+    ) -> Window {
+        let from = max(scale.x(offsets[window.firstSample] - 0.5), CheckinChart.left)
+        let to = min(scale.x(offsets[window.lastSample] + 0.5), CheckinChart.right)
+        let f = window.features
+        let time =
+            "\(CheckinChart.clock(offsets[window.firstSample]))–\(CheckinChart.clock(offsets[window.lastSample]))"
+        let name = Self.name(window.label)
+        return Window(
+            x: CheckinChart.text(from), width: CheckinChart.text(max(to - from, 0.5)),
+            textX: CheckinChart.text((from + to) / 2), label: window.label.rawValue, name: name,
+            short: Self.shortName(window.label), showsText: to - from >= 26,
+            title: "\(time) · \(name) · \(window.reason)", time: time, seconds: window.seconds,
+            reason: window.reason, laeq: AdminFormat.decimal(f.laeqDBFS + offsetDB),
+            lcMinusLa: AdminFormat.decimal(f.lcMinusLaDB), excess: AdminFormat.decimal(f.lowFrequencyExcessDB),
+            flatness: AdminFormat.decimal(f.flatnessDB), shape: AdminFormat.decimal(f.shapeFluxDB))
     }
 
     /// `100`, `1k`, `10k`.

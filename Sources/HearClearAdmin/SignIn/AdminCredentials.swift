@@ -1,5 +1,6 @@
 import Foundation
 import HearClearEngine
+import HearClearModel
 import HummingbirdBcrypt
 import Logging
 

@@ -80,12 +80,11 @@ public struct Aggregator: Sendable {
         for venue in written { memory.store(venue.state, version: venue.version) }
     }
 
-    private func recompute(_ claims: [AggregationQueue.Claim], on connection: PostgresConnection) async throws
-        -> [Written]
+    /// The claimed venues held in memory at their stored version (those whose claim adds only
+    /// check-ins), with those check-ins, and the others, to be read in full.
+    private func rememberedOrUnknown(_ claims: [AggregationQueue.Claim], headers: [Int64: AggregationRepository.Header])
+        -> (remembered: [Int64: AggregationInput], newCheckins: [AggregationQueue.QueuedCheckin], unknown: [Int64])
     {
-        let started = ContinuousClock.now
-        let venueIDs = claims.map(\.venueID)
-        let headers = try await repository.headers(venueIDs: venueIDs, on: connection)
         var remembered: [Int64: AggregationInput] = [:]
         var newCheckins: [AggregationQueue.QueuedCheckin] = []
         var unknown: [Int64] = []
@@ -98,6 +97,16 @@ public struct Aggregator: Sendable {
                 unknown.append(claim.venueID)
             }
         }
+        return (remembered, newCheckins, unknown)
+    }
+
+    private func recompute(_ claims: [AggregationQueue.Claim], on connection: PostgresConnection) async throws
+        -> [Written]
+    {
+        let started = ContinuousClock.now
+        let venueIDs = claims.map(\.venueID)
+        let headers = try await repository.headers(venueIDs: venueIDs, on: connection)
+        let (remembered, newCheckins, unknown) = rememberedOrUnknown(claims, headers: headers)
         let added = try await repository.checkins(
             venueIDs: Array(remembered.keys), only: newCheckins, on: connection)
         let loaded = try await repository.checkins(venueIDs: unknown, on: connection)
@@ -155,48 +164,40 @@ public struct Aggregator: Sendable {
         let clock = input.timezone.flatMap(VenueClock.init(timeZoneIdentifier:))
         // The venue as stored after the write, updated in place (check-ins are large to copy).
         var after = input
-        var prepared: [(index: Int, checkin: VenueCheckin)] = []
-        prepared.reserveCapacity(input.checkins.count)
-        var judgements: [AggregationResult.Judgement] = []
-        for (index, checkin) in input.checkins.enumerated() {
-            if let venueCheckin = Self.venueCheckin(checkin, clock: clock) {
-                prepared.append((index, venueCheckin))
-                continue
-            }
-            // Samples that cannot be read (arrays that do not line up): excluded once and for all.
-            let judgement = AggregationResult.Judgement(
-                checkinID: checkin.id, startedAt: checkin.startedAt, status: .excluded,
-                reasons: [JudgementReason.invalidSamples], levelDBFS: nil, validSeconds: 0,
-                cleanExclusion: JudgementReason.invalidSamples, newlyCleaned: checkin.raw != nil)
-            if checkin.raw != nil || checkin.stored?.status != judgement.status
-                || checkin.stored?.reasons != judgement.reasons
-            {
-                judgements.append(judgement)
-            }
-            if checkin.raw != nil || checkin.stored != nil {
-                after.checkins[index].raw = nil
-                after.checkins[index].stored = AggregationInput.Stored(
-                    cleanExclusion: checkin.raw != nil ? judgement.cleanExclusion : checkin.stored?.cleanExclusion,
-                    validSeconds: 0, levelDBFS: nil, status: judgement.status, reasons: judgement.reasons, hours: [])
-            }
-        }
+        var rows = Rows()
+        let prepared = Self.prepared(input, clock: clock, rows: &rows, after: &after)
         let judged = judge.judge(
             prepared.map(\.checkin), neighbours: neighbours, changes: input.changes.map(\.known),
             ignoringCampaignDevices: input.dismissedCampaignDevices)
+        for ((index, venueCheckin), judgement) in zip(prepared, judged.checkins) {
+            after.checkins[index] = rows.add(judgement, of: input.checkins[index], venueCheckin: venueCheckin)
+        }
+        let cells = Self.cells(of: judged)
+        let storedChanges = Self.storedChanges(judged.changes, before: input.changes)
+        let result = AggregationResult(
+            venueID: input.venueID, judgements: rows.judgements, newHours: rows.newHours,
+            changedHours: rows.changedHours, cells: Self.cellWrite(cells, before: input.storedCells),
+            lastReceivedAt: input.checkins.map(\.receivedAt).max(),
+            changes: storedChanges == input.changes ? nil : storedChanges,
+            campaign: Self.campaignWrite(judged.campaign, venueID: input.venueID, stored: input.campaigns))
+        after.storedCells = cells.map(\.asStored)
+        after.changes = storedChanges
+        return (result, after)
+    }
+
+    /// The rows a judgement writes: check-ins whose judgement changed, hours new and rewritten.
+    struct Rows {
+        var judgements: [AggregationResult.Judgement] = []
         var newHours: [AggregationResult.Hour] = []
         var changedHours: [AggregationResult.Hour] = []
-        for ((index, venueCheckin), judgement) in zip(prepared, judged.checkins) {
-            let checkin = input.checkins[index]
-            let hours = judgement.hours.map { hour in
-                let statistics = hour.statistics
-                return AggregationResult.Hour(
-                    checkinID: checkin.id, deviceKey: checkin.deviceKey, weekday: statistics.localHour.weekday,
-                    hour: statistics.localHour.hour, leqDBFS: statistics.leqDBFS, l10DBFS: statistics.l10DBFS,
-                    l50DBFS: statistics.l50DBFS, l90DBFS: statistics.l90DBFS, maxPeakDBFS: statistics.maxPeakDBFS,
-                    validSeconds: statistics.validSeconds, modelOffsetDB: venueCheckin.modelOffsetDB,
-                    counted: hour.counted, outlier: hour.isOutlier, modifiedZ: hour.modifiedZ,
-                    residualDB: hour.residualDB, otherDevices: hour.otherDeviceCount, character: statistics.character)
-            }
+
+        /// Adds what `judgement` changes of `checkin`'s rows (all of them when it was not judged
+        /// before, else those that differ from what is stored) and returns the check-in as stored
+        /// after the write.
+        mutating func add(
+            _ judgement: CheckinJudgement, of checkin: AggregationInput.Checkin, venueCheckin: VenueCheckin
+        ) -> AggregationInput.Checkin {
+            let hours = judgement.hours.map { Aggregator.hourRow($0, of: checkin, venueCheckin: venueCheckin) }
             let row = AggregationResult.Judgement(
                 checkinID: checkin.id, startedAt: checkin.startedAt, status: judgement.status,
                 reasons: judgement.reasons,
@@ -225,13 +226,64 @@ public struct Aggregator: Sendable {
                 newHours += hours
                 storedHours = hours.map(\.asStored)
             }
-            after.checkins[index].raw = nil
-            after.checkins[index].stored = AggregationInput.Stored(
+            var after = checkin
+            after.raw = nil
+            after.stored = AggregationInput.Stored(
                 cleanExclusion: checkin.stored?.cleanExclusion ?? row.cleanExclusion,
                 validSeconds: checkin.stored?.validSeconds ?? row.validSeconds,
                 levelDBFS: checkin.stored?.levelDBFS ?? row.levelDBFS.map { Double(Float($0)) },
                 status: row.status, reasons: row.reasons, hours: storedHours)
+            return after
         }
+    }
+
+    /// The check-ins the judge can read, with their index in `input`; one whose samples cannot be
+    /// read (arrays that do not line up) is excluded here once and for all.
+    private static func prepared(
+        _ input: AggregationInput, clock: VenueClock?, rows: inout Rows, after: inout AggregationInput
+    ) -> [(index: Int, checkin: VenueCheckin)] {
+        var prepared: [(index: Int, checkin: VenueCheckin)] = []
+        prepared.reserveCapacity(input.checkins.count)
+        for (index, checkin) in input.checkins.enumerated() {
+            if let venueCheckin = Self.venueCheckin(checkin, clock: clock) {
+                prepared.append((index, venueCheckin))
+                continue
+            }
+            let judgement = AggregationResult.Judgement(
+                checkinID: checkin.id, startedAt: checkin.startedAt, status: .excluded,
+                reasons: [JudgementReason.invalidSamples], levelDBFS: nil, validSeconds: 0,
+                cleanExclusion: JudgementReason.invalidSamples, newlyCleaned: checkin.raw != nil)
+            if checkin.raw != nil || checkin.stored?.status != judgement.status
+                || checkin.stored?.reasons != judgement.reasons
+            {
+                rows.judgements.append(judgement)
+            }
+            if checkin.raw != nil || checkin.stored != nil {
+                after.checkins[index].raw = nil
+                after.checkins[index].stored = AggregationInput.Stored(
+                    cleanExclusion: checkin.raw != nil ? judgement.cleanExclusion : checkin.stored?.cleanExclusion,
+                    validSeconds: 0, levelDBFS: nil, status: judgement.status, reasons: judgement.reasons, hours: [])
+            }
+        }
+        return prepared
+    }
+
+    /// One hour of a check-in's judgement as its row.
+    static func hourRow(
+        _ hour: HourJudgement, of checkin: AggregationInput.Checkin, venueCheckin: VenueCheckin
+    ) -> AggregationResult.Hour {
+        let statistics = hour.statistics
+        return AggregationResult.Hour(
+            checkinID: checkin.id, deviceKey: checkin.deviceKey, weekday: statistics.localHour.weekday,
+            hour: statistics.localHour.hour, leqDBFS: statistics.leqDBFS, l10DBFS: statistics.l10DBFS,
+            l50DBFS: statistics.l50DBFS, l90DBFS: statistics.l90DBFS, maxPeakDBFS: statistics.maxPeakDBFS,
+            validSeconds: statistics.validSeconds, modelOffsetDB: venueCheckin.modelOffsetDB,
+            counted: hour.counted, outlier: hour.isOutlier, modifiedZ: hour.modifiedZ,
+            residualDB: hour.residualDB, otherDevices: hour.otherDeviceCount, character: statistics.character)
+    }
+
+    /// The venue's cells, measured and estimated, in order of position.
+    private static func cells(of judged: VenueJudgement) -> [StoredCell] {
         let measured = judged.cells.map { hour, estimate in
             StoredCell(
                 weekday: hour.weekday, hour: hour.hour, levelDBFS: estimate.levelDB,
@@ -246,26 +298,18 @@ public struct Aggregator: Sendable {
                 scaleDB: estimate.scaleDB, checkins: 0, devices: 0, confidence: estimate.confidence.rawValue,
                 basis: estimate.basis)
         }
-        let cells = (measured + estimated).sorted { $0.position < $1.position }
-        let cellWrite: AggregationResult.CellWrite
-        if let before = input.storedCells {
-            let previous = Dictionary(before.map { ($0.position, $0) }, uniquingKeysWith: { first, _ in first })
-            let current = Set(cells.map(\.position))
-            cellWrite = .changes(
-                upserted: cells.filter { cell in previous[cell.position].map { !$0.sameEstimate(as: cell) } ?? true },
-                removed: before.map(\.position).filter { !current.contains($0) })
-        } else {
-            cellWrite = .replaceAll(cells)
-        }
-        let storedChanges = Self.storedChanges(judged.changes, before: input.changes)
-        let result = AggregationResult(
-            venueID: input.venueID, judgements: judgements, newHours: newHours, changedHours: changedHours,
-            cells: cellWrite, lastReceivedAt: input.checkins.map(\.receivedAt).max(),
-            changes: storedChanges == input.changes ? nil : storedChanges,
-            campaign: Self.campaignWrite(judged.campaign, venueID: input.venueID, stored: input.campaigns))
-        after.storedCells = cells.map(\.asStored)
-        after.changes = storedChanges
-        return (result, after)
+        return (measured + estimated).sorted { $0.position < $1.position }
+    }
+
+    /// The cells to write: those that differ from the stored ones and the stored ones gone, or all
+    /// of them when the stored cells are not known.
+    private static func cellWrite(_ cells: [StoredCell], before: [StoredCell]?) -> AggregationResult.CellWrite {
+        guard let before else { return .replaceAll(cells) }
+        let previous = Dictionary(before.map { ($0.position, $0) }, uniquingKeysWith: { first, _ in first })
+        let current = Set(cells.map(\.position))
+        return .changes(
+            upserted: cells.filter { cell in previous[cell.position].map { !$0.sameEstimate(as: cell) } ?? true },
+            removed: before.map(\.position).filter { !current.contains($0) })
     }
 
     /// What to write of the venue's open campaign: the one found when it differs from the open

@@ -1,4 +1,5 @@
 import Foundation
+import HearClearModel
 
 /// A secret kept in a file of the data directory, readable by its owner only: what the server
 /// generated on its first start and must find again on later ones (the admin password's hash,

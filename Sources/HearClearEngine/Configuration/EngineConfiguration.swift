@@ -1,6 +1,7 @@
 import AudioClassification
 import Configuration
 import Foundation
+import HearClearModel
 import Logging
 
 /// What every command that reaches the database can be told (`serve`, `migrate`, `devices`,
@@ -161,15 +162,6 @@ public struct EngineConfiguration: Sendable {
                     "resources not found: \(directory) is missing; run from the repository or pass --resources DIR (HEARCLEAR_RESOURCES)"
                 )
             }
-        }
-    }
-}
-
-public enum ConfigurationError: Error, CustomStringConvertible {
-    case invalid(String)
-    public var description: String {
-        switch self {
-        case .invalid(let message): message
         }
     }
 }

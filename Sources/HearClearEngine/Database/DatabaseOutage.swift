@@ -8,9 +8,6 @@ import Synchronization
 /// answer 503 meanwhile (docs/ARCHITECTURE.md, "When the database is away"), the worker waits.
 /// One per ``Engine``: its requests, worker and listeners share it.
 public final class DatabaseOutage: Sendable {
-    /// Seconds a client is told to wait (`Retry-After`) while the database is away.
-    public static let retryAfterSeconds = 5
-
     private let down = Atomic<Bool>(false)
     private let ends = Atomic<Int>(0)
 

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HearClearModel
 import Logging
 
 /// The key device ids are kept under (docs/PRIVACY.md): a phone's id is stored, looked up, rate

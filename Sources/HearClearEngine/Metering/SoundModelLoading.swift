@@ -1,5 +1,6 @@
 import AudioClassification
 import Foundation
+import HearClearModel
 import Logging
 import Synchronization
 

@@ -1,4 +1,4 @@
-/// A change to what the read endpoints answer, NOTIFYed on ``channel`` in the transaction that
+/// A change to what the read endpoints answer, NOTIFYed (on the Store's channel) in the transaction that
 /// makes it, so that it is heard when (and only when) the change commits: by triggers on `bands`
 /// and `venues` (migration 0006), and by the aggregation worker for the venues whose cells it
 /// wrote. Every server instance LISTENs and drops its cached answers for exactly what is named
@@ -9,8 +9,6 @@ public enum ReadChange: Sendable, Hashable {
     /// The bands: every label, so every answer.
     case bands
 
-    /// The channel of read changes; the payload is ``payload``.
-    public static let channel = "hearclear_reads"
     /// What a venue's payload starts with (migration 0006's trigger writes it too).
     public static let venuePrefix = "venue:"
 

@@ -1,7 +1,7 @@
 import Foundation
 
-/// A UTC calendar month, written `YYYY-MM`: the span of one partition of `checkins`
-/// (`checkins_YYYY_MM`, migration 0020; docs/ARCHITECTURE.md, "Check-ins by month").
+/// A UTC calendar month, written `YYYY-MM`: the span of one partition of `checkins` (its name is
+/// the Store's, `UTCMonth.partitionName`; docs/ARCHITECTURE.md, "Check-ins by month").
 public struct UTCMonth: Sendable, Hashable, Comparable, CustomStringConvertible {
     public let year: Int
     /// 1…12.
@@ -26,16 +26,6 @@ public struct UTCMonth: Sendable, Hashable, Comparable, CustomStringConvertible 
         self.init(year: year, month: month)
     }
 
-    /// The partition's name, `checkins_YYYY_MM`, read back; `nil` for any other name.
-    public init?(partitionName name: String) {
-        let prefix = "checkins_"
-        guard name.hasPrefix(prefix) else { return nil }
-        let rest = name.dropFirst(prefix.count)
-        let characters = Array(rest.utf8)
-        guard characters.count == 7, characters[4] == UInt8(ascii: "_") else { return nil }
-        self.init(parsing: String(decoding: characters[0..<4] + [UInt8(ascii: "-")] + characters[5..<7], as: UTF8.self))
-    }
-
     /// The UTC month `instant` falls in.
     public init(containing instant: Date) {
         let parts = Self.calendar.dateComponents([.year, .month], from: instant)
@@ -57,11 +47,6 @@ public struct UTCMonth: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// `YYYY-MM`.
     public var description: String {
         String(format: "%04d-%02d", year, month)
-    }
-
-    /// `checkins_YYYY_MM`, the name `checkins_partition(instant)` gives its partition.
-    public var partitionName: String {
-        String(format: "checkins_%04d_%02d", year, month)
     }
 
     public static func < (lhs: UTCMonth, rhs: UTCMonth) -> Bool {

@@ -1,5 +1,6 @@
 import Configuration
 import HearClearEngine
+import HearClearModel
 
 /// The rate limits of `serve` (docs/OPERATIONS.md, "Rate limits"), each `N/s`, `N/min` or `N/h`, per instance.
 public struct RateLimitConfiguration: Sendable, Equatable {

@@ -3,6 +3,7 @@ import Foundation
 import HearClearAdmin
 import HearClearEngine
 import HearClearHTTP
+import HearClearModel
 import HearClearPages
 import Logging
 

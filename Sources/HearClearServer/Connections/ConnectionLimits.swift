@@ -1,5 +1,6 @@
 import Configuration
 import HearClearEngine
+import HearClearModel
 import Hummingbird
 import HummingbirdCore
 import Logging

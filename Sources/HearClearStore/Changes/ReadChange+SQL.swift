@@ -1,6 +1,10 @@
 import HearClearModel
 
 extension ReadChange {
+    /// The PostgreSQL channel of read changes (migrations 0006 and 0012 NOTIFY it too); the
+    /// payload is ``ReadChange/payload``.
+    public static let channel = "hearclear_reads"
+
     /// A common table expression, `read_changes`, that NOTIFYs a venue change for each venue key
     /// that `source` (an earlier CTE with a `venue_id` column) yields; a statement must read it
     /// (e.g. `SELECT count(*) FROM read_changes`) for the notifications to be sent.

@@ -64,64 +64,13 @@ public struct CheckinMonthRepository: Sendable {
     {
         let table = month.partitionName
         return try await client.transaction(logger: logger) { connection -> CheckinMonthDrop? in
-            let milliseconds =
-                lockTimeout.components.seconds * 1000 + lockTimeout.components.attoseconds / 1_000_000_000_000_000
-            try await connection.query(
-                PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = \(max(1, milliseconds))"), logger: logger)
-            // checkins_partition()'s lock ("HCPART"): no partition is made while this one goes.
-            try await connection.query("SELECT pg_advisory_xact_lock(x'484350415254'::bigint)", logger: logger)
-            let found = try await connection.query(
-                """
-                SELECT pg_total_relation_size(c.oid)
-                FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-                WHERE i.inhparent = 'checkins'::regclass AND c.relname = \(table)
-                """, logger: logger
-            ).decode(Int64.self).first { _ in true }
-            guard let bytes = found else { return nil }
-            try await connection.query(PostgresQuery(unsafeSQL: "LOCK TABLE \(table) IN SHARE MODE"), logger: logger)
-            // What names the month's check-ins, before the detach: ingest writes none of these
-            // rows (its ids are new), so it does not wait on this statement.
-            let rows = try await connection.query(
-                """
-                WITH month AS MATERIALIZED (SELECT id FROM \(unescaped: table)),
-                hours AS (DELETE FROM checkin_hours WHERE checkin_id IN (SELECT id FROM month) RETURNING 1),
-                decisions AS (DELETE FROM checkin_overrides WHERE checkin_id IN (SELECT id FROM month) RETURNING 1),
-                -- Only a venue's worker deletes its entries as a rule: one it holds now (locked by
-                -- its delete) is left to it; the venue's new entry below has it read in full anyway.
-                entries AS (
-                    DELETE FROM aggregation_queue WHERE id IN (
-                        SELECT id FROM aggregation_queue WHERE checkin_id IN (SELECT id FROM month)
-                        FOR UPDATE SKIP LOCKED)
-                    RETURNING 1),
-                forgotten AS (DELETE FROM checkin_ids WHERE id IN (SELECT id FROM month) RETURNING 1)
-                SELECT (SELECT count(*) FROM month), (SELECT count(*) FROM hours), (SELECT count(*) FROM decisions),
-                       (SELECT count(*) FROM entries), (SELECT count(*) FROM forgotten)
-                """, logger: logger)
-            // (Every data-modifying CTE runs whether or not the answer reads it.)
-            var removed: (checkins: Int, hours: Int, decisions: Int, entries: Int)?
-            for try await (checkins, hours, decisions, entries, _) in rows.decode((Int, Int, Int, Int, Int).self) {
-                removed = (checkins, hours, decisions, entries)
-            }
-            guard let removed else { throw StoreError.unexpected("dropping \(table) answered no row") }
-            try await connection.query(
-                PostgresQuery(unsafeSQL: "ALTER TABLE checkins DETACH PARTITION \(table)"), logger: logger)
-            // Ingest's statement writes `venue_counts` while it holds `checkins`: now that the
-            // detach holds `checkins`, no ingest is half way through, so none waits on these rows.
-            let queued = try await connection.query(
-                """
-                WITH per_venue AS (SELECT venue_id, count(*) AS n FROM \(unescaped: table) GROUP BY venue_id),
-                counted AS (
-                    UPDATE venue_counts c SET checkins = greatest(c.checkins - p.n, 0)
-                    FROM per_venue p WHERE c.venue_id = p.venue_id RETURNING 1),
-                touched AS (SELECT venue_id FROM per_venue),
-                \(unescaped: AggregationQueue.enqueueing(from: "touched", oneNotification: true))
-                SELECT (SELECT count(*) FROM notified), (SELECT count(*) FROM counted)
-                """, logger: logger
-            ).decode((Int, Int).self).first { _ in true }
+            guard let bytes = try await lock(table, lockTimeout: lockTimeout, on: connection) else { return nil }
+            let removed = try await forget(table, on: connection)
+            let venues = try await detach(table, on: connection)
             try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \(table)"), logger: logger)
             let drop = CheckinMonthDrop(
                 month: month, checkins: removed.checkins, hours: removed.hours, overrides: removed.decisions,
-                queueEntries: removed.entries, venues: queued?.0 ?? 0, bytes: bytes)
+                queueEntries: removed.entries, venues: venues, bytes: bytes)
             let detail =
                 "\(drop.checkins) check-ins, \(drop.hours) hours, \(drop.overrides) decisions, \(drop.queueEntries) queue entries, \(drop.venues) venues queued, \(drop.bytes) bytes"
             try await connection.query(
@@ -131,6 +80,81 @@ public struct CheckinMonthRepository: Sendable {
                 """, logger: logger)
             return drop
         }
+    }
+
+    /// Sets the transaction's lock timeout, takes checkins_partition()'s lock and locks the
+    /// month's partition against writes; its size in bytes, nil when there is no such partition.
+    private func lock(_ table: String, lockTimeout: Duration, on connection: PostgresConnection) async throws
+        -> Int64?
+    {
+        let milliseconds =
+            lockTimeout.components.seconds * 1000 + lockTimeout.components.attoseconds / 1_000_000_000_000_000
+        try await connection.query(
+            PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = \(max(1, milliseconds))"), logger: logger)
+        // checkins_partition()'s lock ("HCPART"): no partition is made while this one goes.
+        try await connection.query("SELECT pg_advisory_xact_lock(x'484350415254'::bigint)", logger: logger)
+        let found = try await connection.query(
+            """
+            SELECT pg_total_relation_size(c.oid)
+            FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+            WHERE i.inhparent = 'checkins'::regclass AND c.relname = \(table)
+            """, logger: logger
+        ).decode(Int64.self).first { _ in true }
+        guard let bytes = found else { return nil }
+        try await connection.query(PostgresQuery(unsafeSQL: "LOCK TABLE \(table) IN SHARE MODE"), logger: logger)
+        return bytes
+    }
+
+    /// Deletes what names the month's check-ins, before the detach: their hours, decisions, queue
+    /// entries and ids; how many of each. Ingest writes none of these rows (its ids are new), so
+    /// it does not wait on this statement.
+    private func forget(_ table: String, on connection: PostgresConnection) async throws -> (
+        checkins: Int, hours: Int, decisions: Int, entries: Int
+    ) {
+        let rows = try await connection.query(
+            """
+            WITH month AS MATERIALIZED (SELECT id FROM \(unescaped: table)),
+            hours AS (DELETE FROM checkin_hours WHERE checkin_id IN (SELECT id FROM month) RETURNING 1),
+            decisions AS (DELETE FROM checkin_overrides WHERE checkin_id IN (SELECT id FROM month) RETURNING 1),
+            -- Only a venue's worker deletes its entries as a rule: one it holds now (locked by
+            -- its delete) is left to it; the venue's new entry below has it read in full anyway.
+            entries AS (
+                DELETE FROM aggregation_queue WHERE id IN (
+                    SELECT id FROM aggregation_queue WHERE checkin_id IN (SELECT id FROM month)
+                    FOR UPDATE SKIP LOCKED)
+                RETURNING 1),
+            forgotten AS (DELETE FROM checkin_ids WHERE id IN (SELECT id FROM month) RETURNING 1)
+            SELECT (SELECT count(*) FROM month), (SELECT count(*) FROM hours), (SELECT count(*) FROM decisions),
+                   (SELECT count(*) FROM entries), (SELECT count(*) FROM forgotten)
+            """, logger: logger)
+        // (Every data-modifying CTE runs whether or not the answer reads it.)
+        var removed: (checkins: Int, hours: Int, decisions: Int, entries: Int)?
+        for try await (checkins, hours, decisions, entries, _) in rows.decode((Int, Int, Int, Int, Int).self) {
+            removed = (checkins, hours, decisions, entries)
+        }
+        guard let removed else { throw StoreError.unexpected("dropping \(table) answered no row") }
+        return removed
+    }
+
+    /// Detaches the month's partition, takes its check-ins off their venues' counts and queues
+    /// those venues for a full read; how many were queued.
+    private func detach(_ table: String, on connection: PostgresConnection) async throws -> Int {
+        try await connection.query(
+            PostgresQuery(unsafeSQL: "ALTER TABLE checkins DETACH PARTITION \(table)"), logger: logger)
+        // Ingest's statement writes `venue_counts` while it holds `checkins`: now that the
+        // detach holds `checkins`, no ingest is half way through, so none waits on these rows.
+        let queued = try await connection.query(
+            """
+            WITH per_venue AS (SELECT venue_id, count(*) AS n FROM \(unescaped: table) GROUP BY venue_id),
+            counted AS (
+                UPDATE venue_counts c SET checkins = greatest(c.checkins - p.n, 0)
+                FROM per_venue p WHERE c.venue_id = p.venue_id RETURNING 1),
+            touched AS (SELECT venue_id FROM per_venue),
+            \(unescaped: AggregationQueue.enqueueing(from: "touched", oneNotification: true))
+            SELECT (SELECT count(*) FROM notified), (SELECT count(*) FROM counted)
+            """, logger: logger
+        ).decode((Int, Int).self).first { _ in true }
+        return queued?.0 ?? 0
     }
 
     /// Whether `error` is a drop that gave way to another transaction: a deadlock PostgreSQL broke

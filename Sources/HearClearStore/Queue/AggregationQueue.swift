@@ -86,43 +86,11 @@ public struct AggregationQueue: Sendable {
         limit: Int = 1, skipping: Set<Int64> = [], _ work: Work<Output>
     ) async throws -> (batch: Batch, output: Output?) {
         try await client.transaction(logger: logger) { connection in
-            // The candidates are chosen (and limited) before any lock is tried, so no venue beyond
-            // them is locked; each free one is locked in the same statement.
-            let candidates = try await connection.query(
-                """
-                WITH candidates AS MATERIALIZED (
-                    SELECT venue_id, min(id) AS first FROM aggregation_queue WHERE venue_id <> ALL(\(Array(skipping)))
-                    GROUP BY venue_id ORDER BY min(id) LIMIT \(max(1, limit)))
-                SELECT venue_id, pg_try_advisory_xact_lock(venue_id) FROM candidates ORDER BY first
-                """,
-                logger: logger)
-            var locked: [Int64] = []
             var batch = Batch()
-            for try await (venueID, isLocked) in candidates.decode((Int64, Bool).self) {
-                if isLocked { locked.append(venueID) } else { batch.busy.append(venueID) }
-            }
+            let locked = try await lockCandidates(
+                limit: limit, skipping: skipping, busy: &batch.busy, on: connection)
             guard !locked.isEmpty else { return (batch, nil) }
-            // The entries are read again now that the locks are held: that statement's snapshot may
-            // predate another worker's commit, and only a lock holder deletes a venue's entries. A
-            // venue whose entries are gone was just processed by another worker. An ingest entry
-            // that names no check-in (a server of before migration 0023) has its venue read in full.
-            let entries = try await connection.query(
-                """
-                SELECT venue_id, array_agg(id ORDER BY id),
-                       bool_and(checkins_only AND (checkin_id IS NOT NULL OR rejudge)),
-                       array_agg(checkin_id ORDER BY id) FILTER (WHERE checkin_id IS NOT NULL),
-                       array_agg(checkin_started_at ORDER BY id) FILTER (WHERE checkin_id IS NOT NULL)
-                FROM aggregation_queue
-                WHERE venue_id = ANY(\(locked)) GROUP BY venue_id
-                """,
-                logger: logger)
-            var queued: [Int64: (ids: [Int64], checkinsOnly: Bool, checkins: [QueuedCheckin])] = [:]
-            for try await (venueID, ids, only, checkinIDs, starts) in entries.decode(
-                (Int64, [Int64], Bool, [UUID]?, [Date]?).self)
-            {
-                let checkins = zip(checkinIDs ?? [], starts ?? []).map { QueuedCheckin(id: $0, startedAt: $1) }
-                queued[venueID] = (ids, only, checkins)
-            }
+            let queued = try await entries(of: locked, on: connection)
             var claims: [Claim] = []
             var seen: [Int64] = []
             for venueID in locked {
@@ -144,6 +112,55 @@ public struct AggregationQueue: Sendable {
             }
             return (batch, output)
         }
+    }
+
+    /// Locks the first `limit` queued venues not in `skipping` that no other worker holds; those
+    /// held go to `busy`. The candidates are chosen (and limited) before any lock is tried, so no
+    /// venue beyond them is locked; each free one is locked in the same statement.
+    private func lockCandidates(
+        limit: Int, skipping: Set<Int64>, busy: inout [Int64], on connection: PostgresConnection
+    ) async throws -> [Int64] {
+        let candidates = try await connection.query(
+            """
+            WITH candidates AS MATERIALIZED (
+                SELECT venue_id, min(id) AS first FROM aggregation_queue WHERE venue_id <> ALL(\(Array(skipping)))
+                GROUP BY venue_id ORDER BY min(id) LIMIT \(max(1, limit)))
+            SELECT venue_id, pg_try_advisory_xact_lock(venue_id) FROM candidates ORDER BY first
+            """,
+            logger: logger)
+        var locked: [Int64] = []
+        for try await (venueID, isLocked) in candidates.decode((Int64, Bool).self) {
+            if isLocked { locked.append(venueID) } else { busy.append(venueID) }
+        }
+        return locked
+    }
+
+    /// The queued entries of the `locked` venues, read again now that the locks are held: the
+    /// choosing statement's snapshot may predate another worker's commit, and only a lock holder
+    /// deletes a venue's entries. A venue whose entries are gone was just processed by another
+    /// worker (it has none here). An ingest entry that names no check-in (a server of before
+    /// migration 0023) has its venue read in full.
+    private func entries(of locked: [Int64], on connection: PostgresConnection) async throws
+        -> [Int64: (ids: [Int64], checkinsOnly: Bool, checkins: [QueuedCheckin])]
+    {
+        let entries = try await connection.query(
+            """
+            SELECT venue_id, array_agg(id ORDER BY id),
+                   bool_and(checkins_only AND (checkin_id IS NOT NULL OR rejudge)),
+                   array_agg(checkin_id ORDER BY id) FILTER (WHERE checkin_id IS NOT NULL),
+                   array_agg(checkin_started_at ORDER BY id) FILTER (WHERE checkin_id IS NOT NULL)
+            FROM aggregation_queue
+            WHERE venue_id = ANY(\(locked)) GROUP BY venue_id
+            """,
+            logger: logger)
+        var queued: [Int64: (ids: [Int64], checkinsOnly: Bool, checkins: [QueuedCheckin])] = [:]
+        for try await (venueID, ids, only, checkinIDs, starts) in entries.decode(
+            (Int64, [Int64], Bool, [UUID]?, [Date]?).self)
+        {
+            let checkins = zip(checkinIDs ?? [], starts ?? []).map { QueuedCheckin(id: $0, startedAt: $1) }
+            queued[venueID] = (ids, only, checkins)
+        }
+        return queued
     }
 
     /// Processes one venue now, in full, waiting for another worker that holds it, whether queued

@@ -178,58 +178,34 @@ public struct CrowdCalibration: Sendable {
     private func fitOnce(_ observations: [CrowdObservation], anchors: [String: Double]) -> (
         CrowdFit, [Int64: Double]
     ) {
-        // Cells with at least two devices.
-        var devicesByCell: [Int64: Set<Int64>] = [:]
-        for observation in observations { devicesByCell[observation.cell, default: []].insert(observation.device) }
-        let used = observations.filter { (devicesByCell[$0.cell]?.count ?? 0) >= 2 }
-        guard !used.isEmpty else {
+        guard let design = CrowdDesign(observations) else {
             return (CrowdFit(models: [], devices: [], scaleDB: nil, cells: 0, observations: 0, iterations: 0), [:])
         }
+        var evidence = CrowdEvidence(design)
+        let effects = fitEffects(design, evidence: &evidence)
+        let information = CrowdInformation(design, evidence: evidence, weight: effects.weight)
+        let models = modelFits(
+            design, evidence: &evidence, effects: effects, information: information, anchors: anchors)
+        let devices = deviceFits(design, evidence: evidence, effects: effects, information: information)
+        return (
+            CrowdFit(
+                models: models, devices: devices, scaleDB: effects.scale, cells: design.cellKeys.count,
+                observations: design.used.count, iterations: effects.iterations),
+            effects.wholeDeviations(design)
+        )
+    }
 
-        // Dense indexes.
-        let cellKeys = Array(Set(used.map(\.cell))).sorted()
-        let modelNames = Array(Set(used.map(\.model))).sorted()
-        let deviceKeys = Array(Set(used.map(\.device))).sorted()
-        let cellIndex = Dictionary(uniqueKeysWithValues: cellKeys.enumerated().map { ($1, $0) })
-        let modelIndex = Dictionary(uniqueKeysWithValues: modelNames.enumerated().map { ($1, $0) })
-        let deviceIndex = Dictionary(uniqueKeysWithValues: deviceKeys.enumerated().map { ($1, $0) })
-        let c = used.map { cellIndex[$0.cell]! }
-        let m = used.map { modelIndex[$0.model]! }
-        let d = used.map { deviceIndex[$0.device]! }
-        let y = used.map(\.levelDBFS)
-        let n = used.map { Double($0.checkins) * $0.weight }
-        var deviceModel = [Int](repeating: 0, count: deviceKeys.count)
-        for i in used.indices { deviceModel[d[i]] = m[i] }
-
-        // Models connected through shared cells.
-        var components = UnionFind(count: modelNames.count)
-        var firstModelInCell = [Int](repeating: -1, count: cellKeys.count)
-        for i in used.indices {
-            if firstModelInCell[c[i]] < 0 {
-                firstModelInCell[c[i]] = m[i]
-            } else {
-                components.union(firstModelInCell[c[i]], m[i])
-            }
-        }
-        // Evidence: check-ins in cells shared with another model (models), another device (devices).
-        var modelsInCell = [Set<Int>](repeating: [], count: cellKeys.count)
-        for i in used.indices { modelsInCell[c[i]].insert(m[i]) }
-        var modelEvidence = [Int](repeating: 0, count: modelNames.count)
-        var deviceEvidence = [Int](repeating: 0, count: deviceKeys.count)
-        var modelDevices = [Set<Int>](repeating: [], count: modelNames.count)
-        for i in used.indices {
-            if modelsInCell[c[i]].count >= 2 { modelEvidence[m[i]] += used[i].checkins }
-            deviceEvidence[d[i]] += used[i].checkins
-            modelDevices[m[i]].insert(d[i])
-        }
-
-        var mu = [Double](repeating: 0, count: cellKeys.count)
-        var bias = [Double](repeating: 0, count: modelNames.count)
-        var own = [Double](repeating: 0, count: deviceKeys.count)
+    /// Cells, models, then devices (shrunk toward their model), each the weighted mean of what the
+    /// others leave, with Huber weights from the residuals' robust scale, until nothing moves.
+    private func fitEffects(_ design: CrowdDesign, evidence: inout CrowdEvidence) -> CrowdEffects {
+        let (c, m, d, y, n) = (design.c, design.m, design.d, design.y, design.n)
+        var mu = [Double](repeating: 0, count: design.cellKeys.count)
+        var bias = [Double](repeating: 0, count: design.modelNames.count)
+        var own = [Double](repeating: 0, count: design.deviceKeys.count)
         var weight = n
         var scale = minimumScaleDB
         var iterations = 0
-        var residual = [Double](repeating: 0, count: used.count)
+        var residual = [Double](repeating: 0, count: design.used.count)
         while iterations < maximumIterations {
             iterations += 1
             var moved = 0.0
@@ -242,70 +218,70 @@ public struct CrowdCalibration: Sendable {
             }
             // Each component's model biases average 0 (weighted by check-ins); the cells take
             // the difference, so the fitted values do not change.
-            centre(&bias, &mu, components: &components, cellModel: firstModelInCell, weights: modelEvidence)
+            centre(
+                &bias, &mu, components: &evidence.components, cellModel: evidence.firstModelInCell,
+                weights: evidence.modelEvidence)
             // Huber weights from the residuals' robust scale.
-            for i in used.indices { residual[i] = y[i] - mu[c[i]] - bias[m[i]] - own[d[i]] }
+            for i in design.used.indices { residual[i] = y[i] - mu[c[i]] - bias[m[i]] - own[d[i]] }
             scale = max(
                 minimumScaleDB,
                 RobustStatistics.madToSigma * (RobustStatistics.median(residual.map(abs)) ?? minimumScaleDB))
             let limit = huberK * scale
-            for i in used.indices {
+            for i in design.used.indices {
                 let size = abs(residual[i])
                 weight[i] = n[i] * (size <= limit ? 1 : limit / size)
             }
             if moved < toleranceDB { break }
         }
+        return CrowdEffects(mu: mu, bias: bias, own: own, weight: weight, scale: scale, iterations: iterations)
+    }
 
-        // Standard errors: the residual scale over the effective check-ins.
-        var cellWeight = [Double](repeating: 0, count: cellKeys.count)
-        for i in used.indices { cellWeight[c[i]] += weight[i] }
-        var modelInformation = [Double](repeating: 0, count: modelNames.count)
-        var deviceInformation = [Double](repeating: 0, count: deviceKeys.count)
-        for i in used.indices {
-            let effective = weight[i] * (1 - weight[i] / cellWeight[c[i]])
-            if modelsInCell[c[i]].count >= 2 { modelInformation[m[i]] += effective }
-            deviceInformation[d[i]] += effective
-        }
-
-        // Absolute level: anchors, else the weighted mean of 0 (already there).
+    /// Each model's offset: its bias, shifted to its component's anchors (else the weighted mean
+    /// of 0 already there), with its standard error.
+    private func modelFits(
+        _ design: CrowdDesign, evidence: inout CrowdEvidence, effects: CrowdEffects, information: CrowdInformation,
+        anchors: [String: Double]
+    ) -> [ModelOffsetFit] {
+        let (modelNames, bias, scale) = (design.modelNames, effects.bias, effects.scale)
         var shift = [Int: (sum: Double, count: Int)]()
         for (name, anchor) in anchors {
-            guard let k = modelIndex[name], modelEvidence[k] >= minimumModelCheckins else { continue }
-            let root = components.find(k)
+            guard let k = design.modelIndex[name], evidence.modelEvidence[k] >= minimumModelCheckins else { continue }
+            let root = evidence.components.find(k)
             shift[root, default: (0, 0)].sum += anchor - (-bias[k])
             shift[root, default: (0, 0)].count += 1
         }
-        let models = modelNames.indices.map { k -> ModelOffsetFit in
-            let root = components.find(k)
+        return modelNames.indices.map { k -> ModelOffsetFit in
+            let root = evidence.components.find(k)
             let anchorShift = shift[root].map { $0.sum / Double($0.count) }
-            let fitted = modelEvidence[k] >= minimumModelCheckins
+            let fitted = evidence.modelEvidence[k] >= minimumModelCheckins
             return ModelOffsetFit(
                 model: modelNames[k], offsetDB: fitted ? -bias[k] + (anchorShift ?? 0) : 0,
-                standardErrorDB: fitted && modelInformation[k] > 0
-                    ? (scale * scale / modelInformation[k]
-                        + deviceSpreadDB * deviceSpreadDB / Double(max(1, modelDevices[k].count))).squareRoot()
+                standardErrorDB: fitted && information.models[k] > 0
+                    ? (scale * scale / information.models[k]
+                        + deviceSpreadDB * deviceSpreadDB / Double(max(1, evidence.modelDevices[k].count)))
+                        .squareRoot()
                     : nil,
-                checkins: modelEvidence[k], devices: modelDevices[k].count,
-                component: modelNames[modelNames.indices.first { components.find($0) == root } ?? k],
+                checkins: evidence.modelEvidence[k], devices: evidence.modelDevices[k].count,
+                component: modelNames[modelNames.indices.first { evidence.components.find($0) == root } ?? k],
                 anchored: anchorShift != nil, status: fitted ? .fitted : .insufficientEvidence)
         }
-        let devices = deviceKeys.indices.map { k -> DeviceDeviationFit in
-            let fitted = deviceEvidence[k] >= minimumDeviceCheckins && abs(own[k]) <= maximumDeviceOffsetDB
+    }
+
+    /// Each device's deviation from its model, 0 with too little evidence or beyond
+    /// ``maximumDeviceOffsetDB``.
+    private func deviceFits(
+        _ design: CrowdDesign, evidence: CrowdEvidence, effects: CrowdEffects, information: CrowdInformation
+    ) -> [DeviceDeviationFit] {
+        design.deviceKeys.indices.map { k -> DeviceDeviationFit in
+            let own = effects.own[k]
+            let fitted = evidence.deviceEvidence[k] >= minimumDeviceCheckins && abs(own) <= maximumDeviceOffsetDB
             return DeviceDeviationFit(
-                device: deviceKeys[k], model: modelNames[deviceModel[k]], offsetDB: fitted ? -own[k] : 0,
+                device: design.deviceKeys[k], model: design.modelNames[design.deviceModel[k]],
+                offsetDB: fitted ? -own : 0,
                 standardErrorDB: fitted
-                    ? scale / (deviceInformation[k] + deviceShrinkage).squareRoot() : nil,
-                checkins: deviceEvidence[k])
+                    ? effects.scale / (information.devices[k] + deviceShrinkage).squareRoot() : nil,
+                checkins: evidence.deviceEvidence[k])
         }
-        var deviations: [Int: [Double]] = [:]
-        for i in used.indices { deviations[d[i], default: []].append(y[i] - mu[c[i]] - bias[m[i]]) }
-        let wholeDeviations = Dictionary(
-            uniqueKeysWithValues: deviations.map { (deviceKeys[$0.key], RobustStatistics.median($0.value) ?? 0) })
-        return (
-            CrowdFit(
-                models: models, devices: devices, scaleDB: scale, cells: cellKeys.count, observations: used.count,
-                iterations: iterations), wholeDeviations
-        )
     }
 
     /// Sets each effect to the weighted mean of `value(i)` over the observations of its group,
@@ -344,6 +320,132 @@ public struct CrowdCalibration: Sendable {
         for (root, s) in sum { mean[root] = s / (total[root] ?? 1) }
         for k in bias.indices { bias[k] -= mean[components.find(k)] ?? 0 }
         for cell in mu.indices where cellModel[cell] >= 0 { mu[cell] += mean[components.find(cellModel[cell])] ?? 0 }
+    }
+}
+
+/// The observations of cells with at least two devices, with dense indexes: observation `i` is
+/// of cell `c[i]`, model `m[i]`, device `d[i]`, level `y[i]` and weight `n[i]` (check-ins × weight).
+private struct CrowdDesign {
+    let used: [CrowdObservation]
+    let cellKeys: [Int64]
+    let modelNames: [String]
+    let deviceKeys: [Int64]
+    let modelIndex: [String: Int]
+    let c: [Int]
+    let m: [Int]
+    let d: [Int]
+    let y: [Double]
+    let n: [Double]
+    /// Each device's model.
+    let deviceModel: [Int]
+
+    /// `nil` when no cell has two devices.
+    init?(_ observations: [CrowdObservation]) {
+        var devicesByCell: [Int64: Set<Int64>] = [:]
+        for observation in observations { devicesByCell[observation.cell, default: []].insert(observation.device) }
+        let used = observations.filter { (devicesByCell[$0.cell]?.count ?? 0) >= 2 }
+        guard !used.isEmpty else { return nil }
+        self.used = used
+        cellKeys = Array(Set(used.map(\.cell))).sorted()
+        modelNames = Array(Set(used.map(\.model))).sorted()
+        deviceKeys = Array(Set(used.map(\.device))).sorted()
+        let cellIndex = Dictionary(uniqueKeysWithValues: cellKeys.enumerated().map { ($1, $0) })
+        let modelIndex = Dictionary(uniqueKeysWithValues: modelNames.enumerated().map { ($1, $0) })
+        let deviceIndex = Dictionary(uniqueKeysWithValues: deviceKeys.enumerated().map { ($1, $0) })
+        self.modelIndex = modelIndex
+        c = used.map { cellIndex[$0.cell]! }
+        m = used.map { modelIndex[$0.model]! }
+        d = used.map { deviceIndex[$0.device]! }
+        y = used.map(\.levelDBFS)
+        n = used.map { Double($0.checkins) * $0.weight }
+        var deviceModel = [Int](repeating: 0, count: deviceKeys.count)
+        for i in used.indices { deviceModel[d[i]] = m[i] }
+        self.deviceModel = deviceModel
+    }
+}
+
+/// Which models met in cells (connected components), and the evidence of each model (check-ins
+/// in cells shared with another model) and device (check-ins in cells shared with another device).
+private struct CrowdEvidence {
+    var components: UnionFind
+    /// The first model seen in each cell.
+    let firstModelInCell: [Int]
+    let modelsInCell: [Set<Int>]
+    let modelEvidence: [Int]
+    let deviceEvidence: [Int]
+    let modelDevices: [Set<Int>]
+
+    init(_ design: CrowdDesign) {
+        let (c, m, d, used) = (design.c, design.m, design.d, design.used)
+        var components = UnionFind(count: design.modelNames.count)
+        var firstModelInCell = [Int](repeating: -1, count: design.cellKeys.count)
+        for i in used.indices {
+            if firstModelInCell[c[i]] < 0 {
+                firstModelInCell[c[i]] = m[i]
+            } else {
+                components.union(firstModelInCell[c[i]], m[i])
+            }
+        }
+        var modelsInCell = [Set<Int>](repeating: [], count: design.cellKeys.count)
+        for i in used.indices { modelsInCell[c[i]].insert(m[i]) }
+        var modelEvidence = [Int](repeating: 0, count: design.modelNames.count)
+        var deviceEvidence = [Int](repeating: 0, count: design.deviceKeys.count)
+        var modelDevices = [Set<Int>](repeating: [], count: design.modelNames.count)
+        for i in used.indices {
+            if modelsInCell[c[i]].count >= 2 { modelEvidence[m[i]] += used[i].checkins }
+            deviceEvidence[d[i]] += used[i].checkins
+            modelDevices[m[i]].insert(d[i])
+        }
+        self.components = components
+        self.firstModelInCell = firstModelInCell
+        self.modelsInCell = modelsInCell
+        self.modelEvidence = modelEvidence
+        self.deviceEvidence = deviceEvidence
+        self.modelDevices = modelDevices
+    }
+}
+
+/// The fitted effects: cells' levels `mu`, models' biases, devices' own effects, the final Huber
+/// weights and residual scale.
+private struct CrowdEffects {
+    let mu: [Double]
+    let bias: [Double]
+    let own: [Double]
+    let weight: [Double]
+    let scale: Double
+    let iterations: Int
+
+    /// Each device's median residual with its own effect (its whole deviation from its model).
+    func wholeDeviations(_ design: CrowdDesign) -> [Int64: Double] {
+        let (c, m, d, y) = (design.c, design.m, design.d, design.y)
+        var deviations: [Int: [Double]] = [:]
+        for i in design.used.indices { deviations[d[i], default: []].append(y[i] - mu[c[i]] - bias[m[i]]) }
+        return Dictionary(
+            uniqueKeysWithValues: deviations.map {
+                (design.deviceKeys[$0.key], RobustStatistics.median($0.value) ?? 0)
+            })
+    }
+}
+
+/// The effective check-ins behind each model's and device's effect, for the standard errors:
+/// each weight discounted by its share of its cell.
+private struct CrowdInformation {
+    let models: [Double]
+    let devices: [Double]
+
+    init(_ design: CrowdDesign, evidence: CrowdEvidence, weight: [Double]) {
+        let (c, m, d) = (design.c, design.m, design.d)
+        var cellWeight = [Double](repeating: 0, count: design.cellKeys.count)
+        for i in design.used.indices { cellWeight[c[i]] += weight[i] }
+        var models = [Double](repeating: 0, count: design.modelNames.count)
+        var devices = [Double](repeating: 0, count: design.deviceKeys.count)
+        for i in design.used.indices {
+            let effective = weight[i] * (1 - weight[i] / cellWeight[c[i]])
+            if evidence.modelsInCell[c[i]].count >= 2 { models[m[i]] += effective }
+            devices[d[i]] += effective
+        }
+        self.models = models
+        self.devices = devices
     }
 }
 

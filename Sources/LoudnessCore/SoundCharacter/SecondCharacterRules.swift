@@ -125,6 +125,20 @@ public struct SecondCharacterRules: Sendable, Equatable {
             return (.uncertain, "no bands both under 160 Hz and from 500 Hz to 4 kHz")
         }
         let difference = f.lcMinusLaDB
+        if let bass = bassRule(excess: excess, difference: difference) { return bass }
+        if let babble = babbleRule(f, excess: excess, difference: difference) { return babble }
+        if let music = musicRule(f, excess: excess, difference: difference) { return music }
+        return (
+            .uncertain,
+            "no rule holds (bands to 160 Hz \(Self.db(excess)) dB against 500 Hz–4 kHz"
+                + (f.flatnessDB.map { ", flatness \(Self.db($0)) dB" } ?? "")
+                + (difference.map { ", LC − LA \(Self.db($0)) dB" } ?? "")
+                + "): voices and music look alike a second at a time"
+        )
+    }
+
+    /// Bass-heavy music: much below 160 Hz, with LC − LA when there is an LCeq, more without.
+    private func bassRule(excess: Double, difference: Double?) -> (label: SoundClass, reason: String)? {
         if let difference, excess >= bassMinimumLowFrequencyExcessDB, difference >= bassMinimumLcMinusLaDB {
             return (
                 .bassHeavyMusic,
@@ -139,6 +153,13 @@ public struct SecondCharacterRules: Sendable, Equatable {
                     + "\(Self.db(bassWithoutLceqMinimumLowFrequencyExcessDB)) (no LCeq), not steady"
             )
         }
+        return nil
+    }
+
+    /// Babble: little below 160 Hz, little LC − LA and a smooth spectrum.
+    private func babbleRule(_ f: SecondFeatures, excess: Double, difference: Double?) -> (
+        label: SoundClass, reason: String
+    )? {
         if excess <= babbleMaximumLowFrequencyExcessDB, (difference ?? -.infinity) <= babbleMaximumLcMinusLaDB,
             (f.flatnessDB ?? 0) >= babbleMinimumFlatnessDB
         {
@@ -151,6 +172,13 @@ public struct SecondCharacterRules: Sendable, Equatable {
                     } ?? "")
             )
         }
+        return nil
+    }
+
+    /// Music: some low-frequency content, and a band standing out or enough LC − LA.
+    private func musicRule(_ f: SecondFeatures, excess: Double, difference: Double?) -> (
+        label: SoundClass, reason: String
+    )? {
         if excess >= musicMinimumLowFrequencyExcessDB {
             let low =
                 "bands to 160 Hz \(Self.db(excess)) dB against 500 Hz–4 kHz ≥ \(Self.db(musicMinimumLowFrequencyExcessDB))"
@@ -165,13 +193,7 @@ public struct SecondCharacterRules: Sendable, Equatable {
                 return (.music, low + " and LC − LA \(Self.db(difference)) dB ≥ \(Self.db(musicMinimumLcMinusLaDB))")
             }
         }
-        return (
-            .uncertain,
-            "no rule holds (bands to 160 Hz \(Self.db(excess)) dB against 500 Hz–4 kHz"
-                + (f.flatnessDB.map { ", flatness \(Self.db($0)) dB" } ?? "")
-                + (difference.map { ", LC − LA \(Self.db($0)) dB" } ?? "")
-                + "): voices and music look alike a second at a time"
-        )
+        return nil
     }
 
     /// `12.3`, `−4.0` (a minus sign, not a hyphen), `∞`.

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HearClearEngine
+import HearClearModel
 import HearClearPages
 import HearClearServer
 import HearClearServerTestSupport

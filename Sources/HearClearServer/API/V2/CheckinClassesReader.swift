@@ -51,6 +51,17 @@ enum CheckinClassesReader {
                 "/classes/windows", "must hold at most one window a second: \(sampleCount), not \(sent.count)")
             return nil
         }
+        let windows = Self.windows(sent, spanSeconds: spanSeconds, vocabulary: vocabulary, rules: &rules)
+        guard rules.errors.isEmpty, let name, let version, let vocabulary else { return nil }
+        return PhoneClasses(classifierName: name, classifierVersion: version, vocabulary: vocabulary, windows: windows)
+    }
+
+    /// The windows at `/classes/windows`, those that are valid (the others with errors in `rules`):
+    /// in order, not overlapping, within `spanSeconds`; none without a vocabulary.
+    private static func windows(
+        _ sent: [CheckinRequest.Classes.Window], spanSeconds: Int?, vocabulary: ClassVocabulary?,
+        rules: inout FieldRules
+    ) -> [PhoneClasses.Window] {
         var windows: [PhoneClasses.Window] = []
         windows.reserveCapacity(sent.count)
         var previousEnd = 0
@@ -79,8 +90,7 @@ enum CheckinClassesReader {
                         confidencesPermille: top.map(\.permille), vocabulary: vocabulary))
             }
         }
-        guard rules.errors.isEmpty, let name, let version, let vocabulary else { return nil }
-        return PhoneClasses(classifierName: name, classifierVersion: version, vocabulary: vocabulary, windows: windows)
+        return windows
     }
 
     /// A window's top labels, confidences in per mille.

@@ -44,67 +44,13 @@ struct CheckinValidator {
 
     func validate(_ body: CheckinRequest, source: CheckinSource = .v2) throws -> CheckinSubmission {
         var rules = FieldRules()
-        var id: UUID?
-        if let raw = body.id {
-            id = UUID(uuidString: raw)
-            if id == nil { rules.fail("/id", "must be a UUID such as 7d6c2d2e-3f0b-4c55-9a0e-0a4c8f7e1b21") }
-        } else {
-            rules.fail("/id", "is required")
-        }
-
-        var venue: CheckinSubmission.VenueReference?
-        if let v = body.venue {
-            if let externalID = v.id {
-                if FieldRules.isValidVenueID(externalID) {
-                    // Fields given are checked; whether all three are needed depends on whether the
-                    // venue exists, which the store decides (IngestError.unknownVenue).
-                    let details = rules.venueDetails(
-                        name: v.name, latitude: v.latitude, longitude: v.longitude, timezone: v.timezone,
-                        address: v.address, category: v.category, at: "/venue", required: false
-                    )
-                    venue = .init(externalID: externalID, details: details)
-                } else {
-                    rules.fail("/venue/id", FieldRules.venueIDRule)
-                }
-            } else {
-                rules.fail("/venue/id", "is required")
-            }
-        } else {
-            rules.fail("/venue", "is required")
-        }
-
-        var deviceID: String?
-        var deviceModel: String?
-        var deviceOS: String?
-        if let d = body.device {
-            deviceID = rules.text(d.id, "/device/id", required: true, maxLength: 128)
-            deviceModel = rules.text(d.model, "/device/model", required: false, maxLength: 64)
-            if let os = d.os { deviceOS = Self.operatingSystem(os, rules: &rules) }
-        } else {
-            rules.fail("/device", "is required")
-        }
-
-        var location: CheckinSubmission.Location?
-        if let l = body.location {
-            let latitude = rules.number(l.latitude, "/location/latitude", required: true, in: -90...90)
-            let longitude = rules.number(l.longitude, "/location/longitude", required: true, in: -180...180)
-            let accuracy = rules.number(l.accuracy, "/location/accuracy", required: false, in: 0...1_000_000)
-            if let latitude, let longitude {
-                location = .init(latitude: latitude, longitude: longitude, accuracyMetres: accuracy)
-            }
-        }
-
+        let id = Self.id(body.id, rules: &rules)
+        let venue = Self.venue(body.venue, rules: &rules)
+        let (deviceID, deviceModel, deviceOS) = Self.device(body.device, rules: &rules)
+        let location = Self.location(body.location, rules: &rules)
         if let capture = body.capture { Self.capture(capture, rules: &rules) }
 
-        var unit = Unit.dbfs
-        if let raw = body.unit {
-            if let parsed = Unit(rawValue: raw) {
-                unit = parsed
-            } else {
-                rules.fail("/unit", "must be \"dbfs\" or \"amplitude\"")
-            }
-        }
-
+        let unit = Self.unit(body.unit, rules: &rules)
         let series = samples(body.samples, unit: unit, rules: &rules)
         let classes = CheckinClassesReader.read(
             body.classes, sampleCount: series?.offsets.count ?? Self.sampleCount.upperBound,
@@ -119,6 +65,74 @@ struct CheckinValidator {
             averageDBFS: series.average, peakDBFS: series.peak, lceqDdB: series.lceq, bandIndexes: series.bandIndexes,
             bandsDdB: series.bands, classes: classes
         )
+    }
+
+    /// `/id`: a UUID.
+    static func id(_ raw: String?, rules: inout FieldRules) -> UUID? {
+        guard let raw else {
+            rules.fail("/id", "is required")
+            return nil
+        }
+        let id = UUID(uuidString: raw)
+        if id == nil { rules.fail("/id", "must be a UUID such as 7d6c2d2e-3f0b-4c55-9a0e-0a4c8f7e1b21") }
+        return id
+    }
+
+    /// `/venue`: its id, and the details given (checked; whether all three are needed depends on
+    /// whether the venue exists, which the store decides: IngestError.unknownVenue).
+    static func venue(_ v: CheckinRequest.Venue?, rules: inout FieldRules) -> CheckinSubmission.VenueReference? {
+        guard let v else {
+            rules.fail("/venue", "is required")
+            return nil
+        }
+        guard let externalID = v.id else {
+            rules.fail("/venue/id", "is required")
+            return nil
+        }
+        guard FieldRules.isValidVenueID(externalID) else {
+            rules.fail("/venue/id", FieldRules.venueIDRule)
+            return nil
+        }
+        let details = rules.venueDetails(
+            name: v.name, latitude: v.latitude, longitude: v.longitude, timezone: v.timezone,
+            address: v.address, category: v.category, at: "/venue", required: false
+        )
+        return .init(externalID: externalID, details: details)
+    }
+
+    /// `/device`: its id, model and operating system.
+    static func device(_ d: CheckinRequest.Device?, rules: inout FieldRules) -> (
+        id: String?, model: String?, os: String?
+    ) {
+        guard let d else {
+            rules.fail("/device", "is required")
+            return (nil, nil, nil)
+        }
+        let id = rules.text(d.id, "/device/id", required: true, maxLength: 128)
+        let model = rules.text(d.model, "/device/model", required: false, maxLength: 64)
+        var os: String?
+        if let raw = d.os { os = Self.operatingSystem(raw, rules: &rules) }
+        return (id, model, os)
+    }
+
+    /// `/location`, optional: where the phone was, and how sure it was.
+    static func location(_ l: CheckinRequest.Location?, rules: inout FieldRules) -> CheckinSubmission.Location? {
+        guard let l else { return nil }
+        let latitude = rules.number(l.latitude, "/location/latitude", required: true, in: -90...90)
+        let longitude = rules.number(l.longitude, "/location/longitude", required: true, in: -180...180)
+        let accuracy = rules.number(l.accuracy, "/location/accuracy", required: false, in: 0...1_000_000)
+        guard let latitude, let longitude else { return nil }
+        return .init(latitude: latitude, longitude: longitude, accuracyMetres: accuracy)
+    }
+
+    /// `/unit`, optional: dBFS (the default) or amplitude.
+    static func unit(_ raw: String?, rules: inout FieldRules) -> Unit {
+        guard let raw else { return .dbfs }
+        guard let unit = Unit(rawValue: raw) else {
+            rules.fail("/unit", "must be \"dbfs\" or \"amplitude\"")
+            return .dbfs
+        }
+        return unit
     }
 
     /// `device.os` as stored, `"name version"`; the name a letter then letters, digits, spaces or
@@ -182,6 +196,46 @@ struct CheckinValidator {
         var bands: [Int16]?
     }
 
+    /// The samples' times as read so far: each must be in the recent window, later than the
+    /// previous one, in a second of its own and within 24 hours of the first.
+    struct SampleClock {
+        let window: RecentWindow
+        var first: Double?
+        var previous: Double?
+        var previousOffset: Int32 = -1
+
+        /// Reads a sample's `t` into `series`' offsets (seconds after the first) and UTC offsets.
+        mutating func read(_ t: String?, pointer: String, into series: inout Series, rules: inout FieldRules) {
+            guard let text = t else {
+                rules.fail(pointer + "/t", "is required")
+                return
+            }
+            guard let time = RFC3339.parse(text) else {
+                rules.fail(pointer + "/t", CheckinValidator.timeRule)
+                return
+            }
+            let seconds = time.secondsSince1970
+            if let problem = window.problem(seconds) {
+                rules.fail(pointer + "/t", problem)
+            } else if let previous, seconds <= previous {
+                rules.fail(pointer + "/t", "must be later than the previous sample's time")
+            } else {
+                let start = first ?? seconds
+                first = start
+                let offset = Int32((seconds - start).rounded())
+                if seconds - start > CheckinValidator.maxSpan {
+                    rules.fail(pointer + "/t", "is more than 24 hours after the first sample")
+                } else if offset == previousOffset {
+                    rules.fail(pointer + "/t", "falls in the same second as the previous sample")
+                }
+                series.offsets.append(offset)
+                series.utcOffsets.append(Int16(time.offsetMinutes))
+                previousOffset = offset
+            }
+            previous = seconds
+        }
+    }
+
     private func samples(_ samples: [CheckinRequest.Sample]?, unit: Unit, rules: inout FieldRules) -> Series? {
         guard let samples else {
             rules.fail("/samples", "is required")
@@ -198,39 +252,10 @@ struct CheckinValidator {
         series.average.reserveCapacity(samples.count)
         series.peak.reserveCapacity(samples.count)
         var spectra = CheckinSpectraReader(sampleCount: samples.count)
-        var first: Double?
-        var previous: Double?
-        var previousOffset: Int32 = -1
-        let window = RecentWindow(now: now)
+        var clock = SampleClock(window: RecentWindow(now: now))
         for (index, sample) in samples.enumerated() where !rules.isFull {
             let pointer = "/samples/\(index)"
-            if let text = sample.t {
-                if let time = RFC3339.parse(text) {
-                    let seconds = time.secondsSince1970
-                    if let problem = window.problem(seconds) {
-                        rules.fail(pointer + "/t", problem)
-                    } else if let previous, seconds <= previous {
-                        rules.fail(pointer + "/t", "must be later than the previous sample's time")
-                    } else {
-                        let start = first ?? seconds
-                        first = start
-                        let offset = Int32((seconds - start).rounded())
-                        if seconds - start > Self.maxSpan {
-                            rules.fail(pointer + "/t", "is more than 24 hours after the first sample")
-                        } else if offset == previousOffset {
-                            rules.fail(pointer + "/t", "falls in the same second as the previous sample")
-                        }
-                        series.offsets.append(offset)
-                        series.utcOffsets.append(Int16(time.offsetMinutes))
-                        previousOffset = offset
-                    }
-                    previous = seconds
-                } else {
-                    rules.fail(pointer + "/t", Self.timeRule)
-                }
-            } else {
-                rules.fail(pointer + "/t", "is required")
-            }
+            clock.read(sample.t, pointer: pointer, into: &series, rules: &rules)
             for (value, name) in [(sample.average, "average"), (sample.peak, "peak")] {
                 guard let value else {
                     rules.fail("\(pointer)/\(name)", "is required")
@@ -245,7 +270,7 @@ struct CheckinValidator {
             }
             spectra.read(sample, pointer: pointer, rules: &rules)
         }
-        guard rules.errors.isEmpty, let first else { return nil }
+        guard rules.errors.isEmpty, let first = clock.first else { return nil }
         series.start = Date(timeIntervalSince1970: first)
         if Set(series.utcOffsets).count == 1 { series.utcOffsets = [series.utcOffsets[0]] }
         (series.lceq, series.bandIndexes, series.bands) = spectra.result

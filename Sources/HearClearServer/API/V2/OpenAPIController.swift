@@ -1,6 +1,7 @@
 import Foundation
 import HearClearEngine
 import HearClearHTTP
+import HearClearModel
 import Hummingbird
 
 /// Serves the OpenAPI 3.1 description of v2 kept in the repository (`API/openapi.yaml`).
