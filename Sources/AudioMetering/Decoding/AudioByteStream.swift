@@ -145,6 +145,14 @@ public final class AudioByteStream: @unchecked Sendable {
         return (received, peakHeld)
     }
 
+    /// True while the decoder waits for bytes not received yet, or has stopped reading: what it
+    /// decoded so far is all it can decode without more (for tests).
+    var decoderWaitsForMore: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return wanted > received || readingClosed
+    }
+
     // MARK: Decoder
 
     /// The decoder stops reading: wakes a waiting producer, and later bytes are dropped.
