@@ -92,6 +92,13 @@
                 .joined(separator: "\n")
         }
 
+        /// The first `limit` lines the server wrote that contain `text` (a "request failed" error
+        /// says why a request was answered 500).
+        public func logLines(containing text: String, limit: Int = 10) -> String {
+            let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+            return log.split(separator: "\n").filter { $0.contains(text) }.prefix(limit).joined(separator: "\n")
+        }
+
         /// SIGTERM (the server stops its embedded PostgreSQL), then SIGKILL of everything it
         /// started if it has not ended within `seconds`. True when it ended by itself with status 0.
         @discardableResult

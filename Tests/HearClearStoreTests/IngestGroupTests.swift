@@ -30,11 +30,12 @@ struct IngestGroupTests {
     ) async throws -> [IngestOutcome] {
         try await client.withConnection { lock in
             try await lock.query("BEGIN", logger: logger)
-            try await lock.query(
+            _ = try await lock.query(
                 """
                 SELECT 1 FROM venue_counts c JOIN venues v ON v.id = c.venue_id
                 WHERE v.external_id = \(venue) FOR UPDATE OF c
-                """, logger: logger)
+                """, logger: logger
+            ).collect()
             return try await withThrowingTaskGroup(of: (Int, IngestOutcome).self) { group in
                 for (index, submission) in submissions.enumerated() {
                     group.addTask { (index, try await checkins.ingest(submission, maxDistanceMetres: 250)) }
@@ -169,6 +170,72 @@ struct IngestGroupTests {
             #expect(created == 3 && duplicates == 1, "\(outcomes)")
             #expect(try await client.count("checkins") == 5)
             #expect(try await client.count("venue_counts", where: "checkins = 5") == 1)
+        }
+    }
+
+    @Test(
+        "a group's statement locks its venues' counts in the order of their ids, so two groups never deadlock"
+    )
+    func venueCountsLockedInOrder() async throws {
+        try await withTestDatabase { client, _ in
+            let checkins = CheckinRepository(client: client, logger: Self.logger)
+            let start = SubmissionFixture.previousHourStart
+            // 20 venues, each with a count row and a phone of its own.
+            var built: [IngestRow] = []
+            for index in 0..<20 {
+                let seed = SubmissionFixture.submission(
+                    venue: "order-\(index)", timezone: "UTC", device: "order-phone-\(index)", levelDBFS: -30,
+                    start: start.addingTimeInterval(-3_600))
+                guard case .created = try await checkins.ingest(seed, maxDistanceMetres: 250) else {
+                    throw StoreError.unexpected("seed not created")
+                }
+                let next = SubmissionFixture.submission(
+                    venue: "order-\(index)", timezone: "UTC", device: "order-phone-\(index)", levelDBFS: -30,
+                    start: start)
+                let venue = try #require(
+                    try await VenueRepository(client: client, logger: Self.logger).find(externalID: "order-\(index)"))
+                let device = try #require(
+                    try await client.query(
+                        DeviceRepository.upsertQuery(clientID: next.deviceID, model: next.deviceModel),
+                        logger: Self.logger
+                    ).decode(Int64.self).first { _ in true })
+                built.append(
+                    try IngestRow(
+                        next, venue: venue, deviceID: device,
+                        verdict: .init(status: .pending, reasons: [], distanceMetres: nil)))
+            }
+            let rows = built.shuffled()
+            let venueIDs = rows.map(\.venueID).sorted()
+            let held = venueIDs[9]
+
+            // Another transaction holds the count row of the 10th venue by id; the statement,
+            // given its rows out of order, waits for it. Locking in order, it has by then locked
+            // the 9 below it and none above: a statement that shares venues with it waits behind
+            // it for the first they share, never holding one it needs.
+            try await client.withConnection { lock in
+                try await lock.query("BEGIN", logger: Self.logger)
+                // Read to its end: the row is locked once the statement has completed.
+                _ = try await lock.query(
+                    "SELECT 1 FROM venue_counts WHERE venue_id = \(held) FOR UPDATE", logger: Self.logger
+                ).collect()
+                async let written = IngestStatement.run(rows, client: client, logger: Self.logger)
+                try await Self.waitForLockWaiter(client)
+                let free = try await client.withConnection { probe in
+                    try await probe.query("BEGIN", logger: Self.logger)
+                    let skipping: PostgresQuery =
+                        "SELECT venue_id FROM venue_counts WHERE venue_id = ANY(\(venueIDs)) FOR UPDATE SKIP LOCKED"
+                    var free: [Int64] = []
+                    for try await id in try await probe.query(skipping, logger: Self.logger).decode(Int64.self) {
+                        free.append(id)
+                    }
+                    try await probe.query("ROLLBACK", logger: Self.logger)
+                    return free
+                }
+                #expect(free.sorted() == Array(venueIDs[10...]), "locked: \(Set(venueIDs).subtracting(free).sorted())")
+                try await lock.query("COMMIT", logger: Self.logger)
+                #expect(try await written.count == 20)
+            }
+            #expect(try await client.count("venue_counts", where: "checkins = 2") == 20)
         }
     }
 

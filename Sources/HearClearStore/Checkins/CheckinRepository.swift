@@ -72,20 +72,9 @@ public struct CheckinRepository: Sendable {
             if let groups { return try await groups.write(row) }
             return try await IngestStatement.run([row], client: client, logger: logger)[row.id]
         } else {
-            let stored: (CheckinReceipt, Venue, Int64)? = try await client.transaction(logger: logger) { connection in
-                let venue = try await resolveVenue(submission.venue, on: connection)
-                let deviceID = try await connection.query(
-                    DeviceRepository.upsertQuery(clientID: submission.deviceID, model: submission.deviceModel),
-                    logger: logger
-                ).decode(Int64.self).first { _ in true }
-                guard let deviceID else { throw StoreError.unexpected("device upsert returned no row") }
-                let row = try IngestRow(
-                    submission, venue: venue, deviceID: deviceID, verdict: firstJudgement(venue))
-                guard let receipt = try await IngestStatement.run([row], on: connection, logger: logger)[row.id]
-                else { throw DuplicateSignal() }
-                return (receipt, venue, deviceID)
-            } catchDuplicate: {
-                nil
+            // Run again when PostgreSQL broke a deadlock by rolling it back (``RolledBack``).
+            let stored = try await RolledBack.retrying("a check-in's transaction", logger: logger) {
+                try await storeResolving(submission, firstJudgement: firstJudgement)
             }
             // Remembered only after COMMIT: another request may use these keys at once.
             if let (_, venue, deviceID) = stored {
@@ -93,6 +82,28 @@ public struct CheckinRepository: Sendable {
                 cache.remember(device: deviceID, clientID: submission.deviceID, model: submission.deviceModel)
             }
             return stored?.0
+        }
+    }
+
+    /// Stores the check-in in a transaction that first finds or creates its venue and device: its
+    /// receipt, venue and device key, or nil when its id is already taken.
+    private func storeResolving(_ submission: CheckinSubmission, firstJudgement: FirstJudgement) async throws
+        -> (CheckinReceipt, Venue, Int64)?
+    {
+        try await client.transaction(logger: logger) { connection in
+            let venue = try await resolveVenue(submission.venue, on: connection)
+            let deviceID = try await connection.query(
+                DeviceRepository.upsertQuery(clientID: submission.deviceID, model: submission.deviceModel),
+                logger: logger
+            ).decode(Int64.self).first { _ in true }
+            guard let deviceID else { throw StoreError.unexpected("device upsert returned no row") }
+            let row = try IngestRow(
+                submission, venue: venue, deviceID: deviceID, verdict: firstJudgement(venue))
+            guard let receipt = try await IngestStatement.run([row], on: connection, logger: logger)[row.id]
+            else { throw DuplicateSignal() }
+            return (receipt, venue, deviceID)
+        } catchDuplicate: {
+            nil
         }
     }
 

@@ -160,8 +160,11 @@ enum IngestStatement: QueryShape {
             FROM judged j JOIN registered USING (id)
             RETURNING id, venue_id, started_at, received_at, receipt_status,
                       COALESCE(receipt_reasons, '{}') AS receipt_reasons),
+        -- The venues' counts locked in the order of their ids: two groups written at once that
+        -- share venues wait for each other, and never deadlock (as they did in the crash test).
         counted AS (
-            INSERT INTO venue_counts (venue_id, checkins) SELECT venue_id, count(*) FROM inserted GROUP BY venue_id
+            INSERT INTO venue_counts (venue_id, checkins)
+            SELECT venue_id, count(*) FROM inserted GROUP BY venue_id ORDER BY venue_id
             ON CONFLICT (venue_id) DO UPDATE SET checkins = venue_counts.checkins + EXCLUDED.checkins),
         \(AggregationQueue.enqueueing(from: "inserted", .checkinsAdded))
         SELECT inserted.id, inserted.received_at, inserted.receipt_status, inserted.receipt_reasons
@@ -170,6 +173,9 @@ enum IngestStatement: QueryShape {
 
     /// The statement for `rows`, each id and device at most once.
     static func query(_ rows: [IngestRow]) -> PreparedQuery<IngestStatement> {
+        // In the order of their ids, which `checkin_ids` is written in: two statements that share
+        // an id (a resend while the first is being written) wait for each other, never in a circle.
+        let rows = rows.sorted { $0.id.uuidString < $1.id.uuidString }
         var binds = PostgresBindings(capacity: 25)
         binds.append(rows.map(\.id))
         binds.append(rows.map(\.venueID))
@@ -199,11 +205,14 @@ enum IngestStatement: QueryShape {
         return PreparedQuery(PostgresQuery(unsafeSQL: sql, binds: binds))
     }
 
-    /// ``run(_:on:logger:)`` on a connection of `client`'s pool, in the statement's own transaction.
+    /// ``run(_:on:logger:)`` on a connection of `client`'s pool, in the statement's own transaction,
+    /// run again when PostgreSQL rolled it back (``RolledBack``).
     static func run(_ rows: [IngestRow], client: PostgresClient, logger: Logger) async throws
         -> [UUID: CheckinReceipt]
     {
-        try await client.withConnection { connection in try await run(rows, on: connection, logger: logger) }
+        try await RolledBack.retrying("ingest's statement", logger: logger) {
+            try await client.withConnection { connection in try await run(rows, on: connection, logger: logger) }
+        }
     }
 
     /// Runs the statement on `connection`: the receipt of each check-in stored, by id (a row whose
