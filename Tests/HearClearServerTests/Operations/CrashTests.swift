@@ -128,7 +128,8 @@
                 "still pending: \(acknowledged.subtracting(judged).count)\n\(server.logTail())")
             #expect(
                 accepted.count == unacknowledged.count,
-                "refused when sent again: \(Self.tally(retried.values.filter { !Self.isSuccess($0) }))\n\(server.logLines(containing: "request failed"))")
+                "refused when sent again: \(Self.tally(retried.values.filter { !Self.isSuccess($0) }))\n\(server.logLines(containing: "request failed"))"
+            )
             let refusals = answers.filter { $0.status != nil && !Self.isSuccess($0.status) }
             #expect(refusals.isEmpty, "answers other than 200/201 under load: \(Self.tally(refusals.map(\.status)))")
 
@@ -234,7 +235,8 @@
             #expect(recovered != nil, "check-ins are acknowledged after the restart\n\(server.logTail())")
             #expect(
                 accepted.count == unacknowledged.count,
-                "refused when sent again: \(Self.tally(retried.values.filter { !Self.isSuccess($0) }))\n\(server.logLines(containing: "request failed"))")
+                "refused when sent again: \(Self.tally(retried.values.filter { !Self.isSuccess($0) }))\n\(server.logLines(containing: "request failed"))"
+            )
             // A batch in flight when the database died could wait forever on its dead connection;
             // the worker gives it up once the outage has ended, so everything is judged.
             let stillPending = acknowledged.subtracting(judged).count
