@@ -86,17 +86,19 @@
         /// The last lines the server wrote, less the access log's line per request (a 503 is
         /// logged as an error, and under load they would hide everything else).
         public func logTail(_ lines: Int = 30) -> String {
-            let text = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
             let requests = /\] (GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) \/\S* \d{3}$/
-            return text.split(separator: "\n").filter { (try? requests.firstMatch(in: $0)) == nil }.suffix(lines)
-                .joined(separator: "\n")
+            return allLogLines.filter { (try? requests.firstMatch(in: $0)) == nil }.suffix(lines).joined(separator: "\n")
         }
 
         /// The first `limit` lines the server wrote that contain `text` (a "request failed" error
         /// says why a request was answered 500).
         public func logLines(containing text: String, limit: Int = 10) -> String {
-            let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
-            return log.split(separator: "\n").filter { $0.contains(text) }.prefix(limit).joined(separator: "\n")
+            allLogLines.filter { $0.contains(text) }.prefix(limit).joined(separator: "\n")
+        }
+
+        /// Every line the server has written so far.
+        private var allLogLines: [Substring] {
+            ((try? String(contentsOf: logFile, encoding: .utf8)) ?? "").split(separator: "\n")
         }
 
         /// SIGTERM (the server stops its embedded PostgreSQL), then SIGKILL of everything it

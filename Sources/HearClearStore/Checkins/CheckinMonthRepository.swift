@@ -160,7 +160,7 @@ public struct CheckinMonthRepository: Sendable {
     /// Whether `error` is a drop that gave way to another transaction: a deadlock PostgreSQL broke
     /// (40P01) or a lock not had within the timeout (55P03). Nothing was changed; it may run again.
     public static func isLockConflict(_ error: any Error) -> Bool {
-        guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] else { return false }
+        guard let state = (error as? PSQLError)?.sqlState else { return false }
         return state == "40P01" || state == "55P03"
     }
 }

@@ -51,7 +51,7 @@ public struct CheckinPartitions: Sendable {
     /// Whether `error` is PostgreSQL refusing a check-in because no partition takes its
     /// `started_at` (check_violation, "no partition of relation … found for row").
     public static func isMissingPartition(_ error: any Error) -> Bool {
-        guard let error = error as? PSQLError, error.serverInfo?[.sqlState] == "23514" else { return false }
+        guard let error = error as? PSQLError, error.sqlState == "23514" else { return false }
         return error.serverInfo?[.message]?.hasPrefix("no partition of relation") == true
     }
 }

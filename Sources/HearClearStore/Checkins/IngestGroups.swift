@@ -122,7 +122,7 @@ final class IngestGroups: Sendable {
     /// classes 22 and 23: a month without its partition is 23514), so that the rest would be
     /// stored alone. A lost connection or a database going away fails every row at once.
     static func oneRowsFault(_ error: any Error) -> Bool {
-        guard let state = (error as? PSQLError)?.serverInfo?[.sqlState] else { return false }
+        guard let state = (error as? PSQLError)?.sqlState else { return false }
         return state.hasPrefix("22") || state.hasPrefix("23")
     }
 

@@ -175,7 +175,7 @@ enum IngestStatement: QueryShape {
     static func query(_ rows: [IngestRow]) -> PreparedQuery<IngestStatement> {
         // In the order of their ids, which `checkin_ids` is written in: two statements that share
         // an id (a resend while the first is being written) wait for each other, never in a circle.
-        let rows = rows.sorted { $0.id.uuidString < $1.id.uuidString }
+        let rows = rows.sorted { $0.id < $1.id }
         var binds = PostgresBindings(capacity: 25)
         binds.append(rows.map(\.id))
         binds.append(rows.map(\.venueID))

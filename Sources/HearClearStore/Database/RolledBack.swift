@@ -9,7 +9,7 @@ enum RolledBack {
     static let attempts = 3
 
     static func isRolledBack(_ error: any Error) -> Bool {
-        (error as? PSQLError)?.serverInfo?[.sqlState]?.hasPrefix("40") ?? false
+        (error as? PSQLError)?.sqlState?.hasPrefix("40") ?? false
     }
 
     /// Runs `transaction` (a whole transaction: one statement alone, or BEGIN to COMMIT) again
@@ -26,7 +26,7 @@ enum RolledBack {
                 logger.notice(
                     "\(what) rolled back by the database; running it again",
                     metadata: [
-                        "attempt": "\(attempt)", "sqlstate": "\((error as? PSQLError)?.serverInfo?[.sqlState] ?? "")",
+                        "attempt": "\(attempt)", "sqlstate": "\((error as? PSQLError)?.sqlState ?? "")",
                     ])
                 attempt += 1
             }

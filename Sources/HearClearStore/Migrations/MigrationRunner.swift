@@ -45,7 +45,7 @@ public struct MigrationRunner: Sendable {
             )
             for try await count in rows.decode(Int.self) { return count == versions.count }
             return false
-        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42P01" {
+        } catch let error as PSQLError where error.sqlState == "42P01" {
             return false  // undefined_table: nothing applied yet
         }
     }
