@@ -54,6 +54,17 @@ public struct DeviceErasure: Sendable {
                 "SELECT id FROM devices WHERE client_id = \(keyedID) FOR UPDATE", logger: logger
             ).decode(Int64.self).first { _ in true }
             guard let key = found else { return nil }
+            // The counts it lowers locked first, in the order of their venues' ids, as ingest's
+            // statement locks them: an erasure and a group of check-ins that share venues wait
+            // for each other, never in a circle (the `UPDATE … FROM` below would lock them in
+            // whatever order its join reads them).
+            _ = try await connection.query(
+                """
+                SELECT venue_id FROM venue_counts
+                WHERE venue_id IN (SELECT venue_id FROM checkins WHERE device_id = \(key))
+                ORDER BY venue_id FOR UPDATE
+                """, logger: logger
+            ).collect()
             let rows = try await connection.query(
                 """
                 WITH hours AS (DELETE FROM checkin_hours WHERE device_id = \(key) RETURNING 1),
