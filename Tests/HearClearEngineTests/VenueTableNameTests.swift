@@ -21,25 +21,42 @@ struct VenueTableNameTests {
     static func expectConsistent(_ table: VenueTable, sourceLocation: SourceLocation = #_sourceLocation) {
         var expected: [String: Set<Int32>] = [:]
         for (slot, key) in table.nameKeys.enumerated() {
-            for prefix in VenueTable.namePrefixes(key) { expected[prefix, default: []].insert(Int32(slot)) }
+            for prefix in NameBuckets.prefixes(key) { expected[prefix, default: []].insert(Int32(slot)) }
         }
-        #expect(table.nameBuckets == expected, sourceLocation: sourceLocation)
+        #expect(table.nameBuckets.slotSets == expected, sourceLocation: sourceLocation)
+        // In slot order, and (where kept) in the order of the names' keys, then ids.
+        for (prefix, bucket) in table.nameBuckets.buckets {
+            #expect(bucket.slots == bucket.slots.sorted(), "\(prefix)", sourceLocation: sourceLocation)
+            guard let byKey = bucket.byKey else { continue }
+            let ordered = bucket.slots.sorted { a, b in
+                let (keyA, keyB) = (table.nameKeys[Int(a)]!, table.nameKeys[Int(b)]!)
+                if keyA != keyB { return Array(keyA.utf8).lexicographicallyPrecedes(Array(keyB.utf8)) }
+                return table.slotIDs[Int(a)] < table.slotIDs[Int(b)]
+            }
+            #expect(byKey == ordered, "\(prefix)", sourceLocation: sourceLocation)
+        }
     }
 
-    @Test("read again, renamed, replaced by external id (its own slot back or another's), taken out")
-    func buckets() {
+    @Test(
+        "read again, renamed, replaced by external id (its own slot back or another's), taken out",
+        arguments: [false, true])
+    func buckets(orderedByKey: Bool) {
         var table = VenueTable(grid: SearchGrid())
         table.insert(Self.row(1, "a", "Quiet Corner Cafe"))
         table.insert(Self.row(2, "b", "Golden Tavern"))
+        // Ordered by key before the venues move (as once a search without a point read them),
+        // the buckets stay so.
+        if orderedByKey { table.orderNameBuckets(of: ["quiet", "corner", "cafe", "golden", "ta"]) }
         Self.expectConsistent(table)
         // Read again under the same name (its count changed): same buckets.
         table.insert(Self.row(1, "a", "Quiet Corner Cafe", checkins: 3))
         Self.expectConsistent(table)
-        #expect(table.nameBuckets["qui"] == [table.slotByID[1]!])
+        #expect(table.nameBuckets["qui"]?.slots == [table.slotByID[1]!])
         // Renamed.
         table.insert(Self.row(1, "a", "Loud Bar"))
         Self.expectConsistent(table)
         #expect(table.nameBuckets["qui"] == nil)
+        if orderedByKey { table.orderNameBuckets(of: ["loud", "ba"]) }
         // Another id takes over "b"'s external id while venue 1 is read again: slots move.
         table.insert(Self.row(3, "b", "Golden Tavern"))
         table.insert(Self.row(1, "a", "Loud Bar", checkins: 4))
@@ -58,5 +75,28 @@ struct VenueTableNameTests {
         table.remove(externalID: "a")
         Self.expectConsistent(table)
         #expect(table.nameBuckets["lo"] == nil)
+    }
+
+    @Test("a bucket kept in key order holds names alike by id, through venues coming, renamed and going")
+    func keyOrder() {
+        var table = VenueTable(grid: SearchGrid())
+        var random = SystemRandomNumberGenerator()
+        let names = ["Bar", "Bar Italia", "bar", "Barista", "Bär", "Old Bar", "Bar 2", "Barn Owl", "Crowbar"]
+        for id in Array(1...40).shuffled(using: &random) {
+            table.insert(Self.row(Int64(id), "v\(id)", names[id % names.count]))
+        }
+        table.orderNameBuckets(of: ["bar", "ba", "ol"])
+        #expect(table.nameBuckets["bar"]?.byKey?.count == table.nameBuckets["bar"]?.count)
+        Self.expectConsistent(table)
+        for id in Array(1...40).shuffled(using: &random).prefix(15) {
+            table.insert(Self.row(Int64(id), "v\(id)", names[(id + 3) % names.count]))
+            Self.expectConsistent(table)
+        }
+        for id in Array(41...60).shuffled(using: &random) {
+            table.insert(Self.row(Int64(id), "v\(id)", names[id % names.count]))
+        }
+        for id in Array(1...60).shuffled(using: &random).prefix(20) { table.remove(externalID: "v\(id)") }
+        Self.expectConsistent(table)
+        #expect(table.count == 40)
     }
 }

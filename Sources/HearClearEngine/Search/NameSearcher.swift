@@ -14,9 +14,11 @@ import LoudnessCore
 /// * each hit levelled as ``Searcher`` levels it (overall, and its cell at `at`'s local hour).
 ///
 /// Where it looks: each word of two scalars or more names a bucket of ``VenueTable/nameBuckets``
-/// (its first two or three); it reads the smallest, or with a point the grid's venues near it
-/// when they are fewer, keeping those in every bucket before reading their keys; with only words
-/// of one scalar, the grid near the point, or every venue.
+/// (its first two or three scalars; every venue found is in each). Without a point, it reads the
+/// smallest in the order of the answer (``NameBuckets/Bucket/byKey``: name key, then id) from the
+/// cursor on, and stops once the page is full. With a point, it reads the venues in every bucket
+/// (merging their slots), or the grid's venues near the point when they are fewer, and keeps the
+/// nearest. With only words of one scalar, the grid near the point, or every venue.
 struct NameSearcher {
     let table: VenueTable
     /// ``NameWords/searchWords(of:)``: not empty.
@@ -31,7 +33,7 @@ struct NameSearcher {
     let afterKey: String?
     let referenceOffsetDB: Double
 
-    private struct Candidate {
+    fileprivate struct Candidate {
         var distance: Double
         var key: String
         var id: Int64
@@ -42,84 +44,138 @@ struct NameSearcher {
     /// (only PostgreSQL can tell its hour).
     func run() -> [SearchIndex.Hit]? {
         guard !words.isEmpty else { return [] }
-        let categoryNumber: Int32?
+        var categoryNumber: Int32?
         if let category {
             guard let number = table.categories[category] else { return [] }
             categoryNumber = number
-        } else {
-            categoryNumber = nil
         }
-        let point = near.map { SphereDistance.Point(latitude: $0.latitude, longitude: $0.longitude) }
-        let cap = near.map {
-            SearchGrid.Cap(latitude: $0.latitude, longitude: $0.longitude, radiusMetres: radiusMetres)
-        }
-        let afterTuple = after.map { ($0.distanceMetres, afterKey ?? "", $0.venueID) }
-        var candidates: [Candidate] = []
-
-        // The buckets the words name (a word's first three scalars, or two), smallest first: every
-        // venue found is in each, and testing a slot's place in a set is far cheaper than reading
-        // its key (a cache miss or two for every venue read that way). A word naming no bucket:
-        // no venue has a word that starts so.
-        var buckets: [Set<Int32>] = []
+        // The buckets the words name, smallest first. A word naming no bucket: no venue has a
+        // word that starts so.
+        var buckets: [NameBuckets.Bucket] = []
         for word in words {
-            guard let prefix = VenueTable.nameBucket(of: Substring(word).unicodeScalars) else { continue }
+            guard let prefix = NameBuckets.prefix(of: Substring(word).unicodeScalars) else { continue }
             guard let bucket = table.nameBuckets[prefix] else { return [] }
             buckets.append(bucket)
         }
         buckets.sort { $0.count < $1.count }
-        let others = buckets.dropFirst()
-        let keys = table.nameKeys
-        let ids = table.slotIDs
-        let categories = table.slotCategories
-        // A word of two or three scalars is its bucket's name: a venue in that bucket has a word
-        // starting with it, and its key need not be read to tell. Longer words, and words of
-        // one scalar (in no bucket), are tested on the key.
-        let toRead = words.filter {
-            $0.unicodeScalars.count > VenueTable.namePrefixLength || $0.unicodeScalars.count < 2
+        var filter = Filter(searcher: self, category: categoryNumber)
+        if near == nil, let smallest = buckets.first, let byKey = smallest.byKey {
+            filter.readInKeyOrder(byKey, others: buckets.dropFirst())
+        } else {
+            filter.readAll(buckets)
         }
-        func consider(_ slot: Int32) {
+        let page = Searcher.smallest(max(0, limit), of: filter.candidates) {
+            Self.precedes(($0.distance, $0.key, $0.id), ($1.distance, $1.key, $1.id))
+        }
+        return hits(page)
+    }
+
+    /// What every venue found passes (the words, the category, the radius, the cursor), and the
+    /// venues that did.
+    private struct Filter {
+        let searcher: NameSearcher
+        let category: Int32?
+        let point: SphereDistance.Point?
+        let cap: SearchGrid.Cap?
+        let after: (Double, String, Int64)?
+        /// Words whose bucket does not tell: longer than a bucket's name, or of one scalar (in none).
+        let toRead: [String]
+        var candidates: [Candidate] = []
+
+        init(searcher: NameSearcher, category: Int32?) {
+            self.searcher = searcher
+            self.category = category
+            point = searcher.near.map { SphereDistance.Point(latitude: $0.latitude, longitude: $0.longitude) }
+            cap = searcher.near.map {
+                SearchGrid.Cap(latitude: $0.latitude, longitude: $0.longitude, radiusMetres: searcher.radiusMetres)
+            }
+            after = searcher.after.map { ($0.distanceMetres, searcher.afterKey ?? "", $0.venueID) }
+            // A word of two or three scalars is its bucket's name: a venue in that bucket has a
+            // word starting with it, and its key need not be read to tell.
+            toRead = searcher.words.filter {
+                $0.unicodeScalars.count > NameBuckets.prefixLength || $0.unicodeScalars.count < 2
+            }
+        }
+
+        /// Without a point every venue is at distance 0, so the answer is in the order of
+        /// `byKey` (the smallest bucket's): read it from the cursor on until the page is full.
+        mutating func readInKeyOrder(_ byKey: [Int32], others: ArraySlice<NameBuckets.Bucket>) {
+            let table = searcher.table
+            var start = 0
+            if let after {
+                // Past the cursor: a venue at distance 0 comes after it by (key, id); one at a
+                // greater distance comes after none (``consider(_:)`` tells).
+                guard after.0 <= 0 else { return }
+                start = SlotOrder(keys: table.nameKeys, ids: table.slotIDs)
+                    .firstAfter(key: after.1, id: after.2, in: byKey)
+            }
+            let wanted = max(0, searcher.limit)
+            guard wanted > 0 else { return }
+            for slot in byKey[start...] where others.allSatisfy({ $0.contains(slot) }) {
+                consider(slot)
+                if candidates.count >= wanted { return }
+            }
+        }
+
+        /// Every venue in all of `buckets` (merged by slot), or near the point when the grid
+        /// holds fewer there, or, with no bucket, near the point or every venue.
+        mutating func readAll(_ buckets: [NameBuckets.Bucket]) {
+            let table = searcher.table
+            let smallest = buckets.first
+            if let cap, smallest.map({ $0.count > searcher.nearbyCount(cap) }) ?? true {
+                // Near the point: the grid's venues there, each in every bucket.
+                for gridKey in table.grid.cells(touching: cap) {
+                    for list in [table.cells, table.plainCells] {
+                        guard let cell = list[gridKey] else { continue }
+                        for k in cell.slots.indices
+                        where cap.contains(latitude: cell.latitudes[k], longitude: cell.longitudes[k]) {
+                            let slot = cell.slots[k]
+                            if buckets.allSatisfy({ $0.contains(slot) }) { consider(slot) }
+                        }
+                    }
+                }
+            } else if let smallest {
+                // The slots in every bucket, merging the others' (ascending) behind the smallest's.
+                let others = buckets.dropFirst().map(\.slots)
+                var positions = [Int](repeating: 0, count: others.count)
+                slots: for slot in smallest.slots {
+                    for (k, other) in others.enumerated() {
+                        positions[k] = NameBuckets.Bucket.lowerBound(of: slot, in: other, from: positions[k])
+                        guard positions[k] < other.count else { return }
+                        guard other[positions[k]] == slot else { continue slots }
+                    }
+                    consider(slot)
+                }
+            } else {
+                for slot in table.nameKeys.indices where table.nameKeys[slot] != nil { consider(Int32(slot)) }
+            }
+        }
+
+        /// Keeps the venue in `slot` (in every bucket of the words) if it passes the rest.
+        private mutating func consider(_ slot: Int32) {
+            let table = searcher.table
             let index = Int(slot)
-            guard others.allSatisfy({ $0.contains(slot) }) else { return }
-            if let categoryNumber, categories[index] != categoryNumber { return }
-            // The key next, by slot: most venues left fail there, and the venue's record is read
-            // only for its point, with a point.
-            guard let key = keys[index], toRead.isEmpty || NameWords.key(key, startsWordsWith: toRead) else { return }
+            if let category, table.slotCategories[index] != category { return }
+            // With a point, the distance first (by slot: most venues in the buckets are farther).
             var distance = 0.0
             if let point {
-                guard let venuePoint = table.venues[index]?.point else { return }
-                distance = SphereDistance.metres(from: venuePoint, to: point)
-                guard distance <= radiusMetres else { return }
+                distance = SphereDistance.metres(from: table.slotPoints[index], to: point)
+                guard distance <= searcher.radiusMetres else { return }
             }
-            let id = ids[index]
-            if let afterTuple {
-                guard Self.precedes((afterTuple.0, afterTuple.1, afterTuple.2), (distance, key, id)) else { return }
+            // Then the key, by slot.
+            guard let key = table.nameKeys[index], toRead.isEmpty || NameWords.key(key, startsWordsWith: toRead)
+            else { return }
+            let id = table.slotIDs[index]
+            if let after {
+                guard NameSearcher.precedes(after, (distance, key, id)) else { return }
             }
             candidates.append(Candidate(distance: distance, key: key, id: id, slot: slot))
         }
+    }
 
-        let smallest = buckets.first
-        if let cap, smallest.map({ $0.count > nearbyCount(cap) }) ?? true {
-            // Near the point: the grid's venues there, each first tested against the smallest
-            // bucket too.
-            for gridKey in table.grid.cells(touching: cap) {
-                for list in [table.cells, table.plainCells] {
-                    guard let cell = list[gridKey] else { continue }
-                    for k in cell.slots.indices
-                    where cap.contains(latitude: cell.latitudes[k], longitude: cell.longitudes[k]) {
-                        if let smallest, !smallest.contains(cell.slots[k]) { continue }
-                        consider(cell.slots[k])
-                    }
-                }
-            }
-        } else if let smallest {
-            for slot in smallest { consider(slot) }
-        } else {
-            for slot in keys.indices where keys[slot] != nil { consider(Int32(slot)) }
-        }
-
-        let page = Searcher.smallest(max(0, limit), of: candidates) {
-            Self.precedes(($0.distance, $0.key, $0.id), ($1.distance, $1.key, $1.id))
-        }
+    /// The page's hits, each levelled as ``Searcher`` levels it; `nil` when a venue's zone is one
+    /// Foundation does not know.
+    private func hits(_ page: [Candidate]) -> [SearchIndex.Hit]? {
         var hits: [SearchIndex.Hit] = []
         hits.reserveCapacity(page.count)
         for candidate in page {
@@ -145,7 +201,7 @@ struct NameSearcher {
 
     /// How many venues the grid holds in the cells the cap touches: what looking near the point
     /// would read.
-    private func nearbyCount(_ cap: SearchGrid.Cap) -> Int {
+    fileprivate func nearbyCount(_ cap: SearchGrid.Cap) -> Int {
         table.grid.cells(touching: cap).reduce(0) { count, key in
             count + (table.cells[key]?.slots.count ?? 0) + (table.plainCells[key]?.slots.count ?? 0)
         }

@@ -242,6 +242,9 @@ public final class SearchIndex: Sendable {
     ) -> [Hit]? {
         let hits = state.withLock { state -> [Hit]? in
             guard state.phase == .ready else { return nil }
+            // Without a point the answer is in name order: the buckets read are kept so from the
+            // first such search on (a one-time sort of each).
+            if near == nil { state.table.orderNameBuckets(of: words) }
             return NameSearcher(
                 table: state.table, words: words, near: near, radiusMetres: radiusMetres, at: at, category: category,
                 limit: limit, after: after, afterKey: afterKey, referenceOffsetDB: referenceOffsetDB

@@ -43,7 +43,7 @@ struct VenueTable: Sendable {
     private(set) var clockList: [VenueClock?] = []
     /// Venues by the first two and the first three scalars of each word of their name key (words
     /// of one scalar are in none): where a search by name with such a word looks.
-    private(set) var nameBuckets: [String: Set<Int32>] = [:]
+    private(set) var nameBuckets = NameBuckets()
     /// By slot: the venue's name key (`venues.name_key`, ``NameWords/key(of:)``), what a search
     /// by name compares; kept here, not in the record, so that a search reads it without copying
     /// the record.
@@ -52,6 +52,9 @@ struct VenueTable: Sendable {
     /// same reason.
     private(set) var slotIDs: [Int64] = []
     private(set) var slotCategories: [Int32] = []
+    /// By slot: the venue's point, which a search by name near a point measures before it reads
+    /// the key, without copying the record.
+    private(set) var slotPoints: [SphereDistance.Point] = []
     /// What the venues take, estimated (``IndexedVenue/estimatedBytes``, ``nameKeyBytes(_:)``).
     private(set) var bytes = 0
     /// Venues with a `venue_levels` row.
@@ -87,12 +90,14 @@ struct VenueTable: Sendable {
             nameKeys[Int(slot)] = row.nameKey
             slotIDs[Int(slot)] = row.venue.id
             slotCategories[Int(slot)] = category
+            slotPoints[Int(slot)] = venue.point
         } else {
             slot = Int32(venues.count)
             venues.append(venue)
             nameKeys.append(row.nameKey)
             slotIDs.append(row.venue.id)
             slotCategories.append(category)
+            slotPoints.append(venue.point)
         }
         slotByID[row.venue.id] = slot
         slotByExternalID[row.venue.externalID] = slot
@@ -103,32 +108,22 @@ struct VenueTable: Sendable {
             plainCells[cell, default: GridCell()].append(slot: slot, venue: venue)
         }
         if slot != kept {
-            if let kept { leaveNameBuckets(key: row.nameKey, slot: kept) }
-            for prefix in Self.namePrefixes(row.nameKey) { nameBuckets[prefix, default: []].insert(slot) }
+            if let kept {
+                nameBuckets.remove(
+                    kept, key: row.nameKey,
+                    by: SlotOrder(keys: nameKeys, ids: slotIDs, moving: (kept, row.nameKey, row.venue.id)))
+            }
+            nameBuckets.insert(slot, key: row.nameKey, by: SlotOrder(keys: nameKeys, ids: slotIDs))
         }
         bytes += venue.estimatedBytes + Self.nameKeyBytes(row.nameKey)
         if venue.levels != nil { venuesWithLevels += 1 }
     }
 
-    /// The longest start of a word that keys ``nameBuckets``, in scalars.
-    static let namePrefixLength = 3
-
-    /// The start of `word` that names its bucket in ``nameBuckets``: its first three scalars, or
-    /// two for a word of two; `nil` for a word of one.
-    static func nameBucket(of word: Substring.UnicodeScalarView) -> String? {
-        guard word.count >= 2 else { return nil }
-        return String(Substring(word.prefix(namePrefixLength)))
-    }
-
-    /// The buckets a key's venue is in: the first two and three scalars of each of its words.
-    static func namePrefixes(_ key: String?) -> Set<String> {
-        guard let key else { return [] }
-        var prefixes = Set<String>()
-        for word in key.unicodeScalars.split(separator: " ") where word.count >= 2 {
-            prefixes.insert(String(Substring(word.prefix(2))))
-            if word.count >= namePrefixLength { prefixes.insert(String(Substring(word.prefix(namePrefixLength)))) }
-        }
-        return prefixes
+    /// Orders the name buckets of `words` (a search's, ``NameWords``) by name key, for a search
+    /// without a point to read in that order (``NameBuckets/order(_:by:)``).
+    mutating func orderNameBuckets(of words: [String]) {
+        let prefixes = words.compactMap { NameBuckets.prefix(of: Substring($0).unicodeScalars) }
+        nameBuckets.order(prefixes, by: SlotOrder(keys: nameKeys, ids: slotIDs))
     }
 
     /// Takes out the venue with this external id, if held.
@@ -152,7 +147,9 @@ struct VenueTable: Sendable {
             plainCells[cell]?.remove(slot: slot)
             if plainCells[cell]?.slots.isEmpty == true { plainCells[cell] = nil }
         }
-        if !keepingName { leaveNameBuckets(key: nameKeys[Int(slot)], slot: slot) }
+        if !keepingName {
+            nameBuckets.remove(slot, key: nameKeys[Int(slot)], by: SlotOrder(keys: nameKeys, ids: slotIDs))
+        }
         bytes -= venue.estimatedBytes + Self.nameKeyBytes(nameKeys[Int(slot)])
         slotByID[venue.venue.id] = nil
         slotByExternalID[venue.venue.externalID] = nil
@@ -163,18 +160,11 @@ struct VenueTable: Sendable {
         if venue.levels != nil { venuesWithLevels -= 1 }
     }
 
-    private mutating func leaveNameBuckets(key: String?, slot: Int32) {
-        for prefix in Self.namePrefixes(key) {
-            nameBuckets[prefix]?.remove(slot)
-            if nameBuckets[prefix]?.isEmpty == true { nameBuckets[prefix] = nil }
-        }
-    }
-
-    /// What a name key takes: its heap storage and its slot in ``nameKeys``, the venue's id and
-    /// category by slot, and its places in the name buckets, two per word (a set's slot of 4
-    /// bytes, at most 3/4 full).
+    /// What a name key takes: its heap storage and its slot in ``nameKeys``, the venue's id,
+    /// category and point by slot, and its places in the name buckets, two per word (a slot of 4 bytes in
+    /// slot order and, once a search without a point read the bucket, 4 more in key order).
     static func nameKeyBytes(_ key: String?) -> Int {
-        IndexedVenue.heapBytes(key) + 16 + 8 + 4 + 2 * 6 * (key?.utf8.count(where: { $0 == 0x20 }) ?? 0)
+        IndexedVenue.heapBytes(key) + 16 + 8 + 4 + MemoryLayout<SphereDistance.Point>.stride + 2 * 8 * (key?.utf8.count(where: { $0 == 0x20 }) ?? 0)
     }
 
     /// The one copy of `text` the table keeps (counted once in ``bytes``).
