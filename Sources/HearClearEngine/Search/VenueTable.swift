@@ -164,7 +164,8 @@ struct VenueTable: Sendable {
     /// category and point by slot, and its places in the name buckets, two per word (a slot of 4 bytes in
     /// slot order and, once a search without a point read the bucket, 4 more in key order).
     static func nameKeyBytes(_ key: String?) -> Int {
-        IndexedVenue.heapBytes(key) + 16 + 8 + 4 + MemoryLayout<SphereDistance.Point>.stride + 2 * 8 * (key?.utf8.count(where: { $0 == 0x20 }) ?? 0)
+        IndexedVenue.heapBytes(key) + 16 + 8 + 4 + MemoryLayout<SphereDistance.Point>.stride + 2 * 8
+            * (key?.utf8.count(where: { $0 == 0x20 }) ?? 0)
     }
 
     /// The one copy of `text` the table keeps (counted once in ``bytes``).
