@@ -20,7 +20,8 @@ struct PagesController: Sendable {
     let map: PageMap?
     let leaflet: LeafletFiles?
 
-    /// Results shown, and the venues read to find them (the filters of the form apply after).
+    /// Results shown, and the venues read to find them when the form filters by level or
+    /// conversation (those filters apply after); without them, the first `shown` are the page.
     static let shown = 20
     static let read = 60
     static let radiusMetres = 1_500.0
@@ -90,16 +91,17 @@ struct PagesController: Sendable {
     private func search(_ form: SearchForm, bands: Bands) async throws -> [HomeContent.Result] {
         let now = Date()
         let at: Date? = form.day == nil ? now : nil
+        let limit = form.bandIndex != nil || form.easyToTalk ? Self.read : Self.shown
         let page: VenueFinder.Page
         if let q = form.q {
             page = try await finder.searchByName(
-                .init(prefix: q, near: form.near, radiusMetres: Self.radiusMetres, at: at, limit: Self.read),
+                .init(prefix: q, near: form.near, radiusMetres: Self.radiusMetres, at: at, limit: limit),
                 bands: bands)
         } else if let near = form.near {
             page = try await finder.search(
                 .init(
                     latitude: near.latitude, longitude: near.longitude, radiusMetres: Self.radiusMetres, at: at,
-                    limit: Self.read),
+                    limit: limit),
                 bands: bands)
         } else {
             return []
