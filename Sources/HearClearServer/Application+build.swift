@@ -95,8 +95,10 @@ func buildRouter(
     LoudnessController(loudness: engine.loudness, reads: reads).addRoutes(to: v2)
     SearchController(finder: engine.finder, loudness: engine.loudness, reads: reads).addRoutes(to: v2)
     ExportController(engine: engine, reads: reads).addRoutes(to: v2)
-    MeterController(model: configuration.engine.soundModel, maxDuration: configuration.meterMaxDuration).addRoutes(
-        to: v2)
+    MeterController(
+        model: configuration.engine.soundModel, maxDuration: configuration.meterMaxDuration,
+        slots: MeterSlots(limit: configuration.meterMaxConcurrent)
+    ).addRoutes(to: v2)
     ToneCalibrationController().addRoutes(to: v2)
     try OpenAPIController(path: configuration.openAPIPath).addRoutes(to: v2)
     LegacyController(

@@ -45,6 +45,8 @@ public struct ServerConfiguration: Sendable {
     public var connections = ConnectionLimits()
     /// The longest recording `POST /api/v2/meter` meters (tests set it lower).
     public var meterMaxDuration = AudioUploads.maxMeterDuration
+    /// Recordings `POST /api/v2/meter` meters at once, each on a thread of its own; past it, 503.
+    public var meterMaxConcurrent = ServerSettings.meterMaxConcurrent.defaultInt
 
     public init() {}
 
@@ -63,6 +65,7 @@ public struct ServerConfiguration: Sendable {
         pagesMaxAgeSeconds = reader.int(ServerSettings.pagesMaxAge)
         rateLimits = try RateLimitConfiguration(reader: reader)
         connections = try ConnectionLimits(reader: reader)
+        meterMaxConcurrent = reader.int(ServerSettings.meterMaxConcurrent)
         if let tiles = reader.string(ServerSettings.mapTilesURL), !tiles.isEmpty {
             map = try PageMap(
                 tilesURL: tiles, attribution: reader.string(ServerSettings.mapAttribution) ?? "",
@@ -70,6 +73,10 @@ public struct ServerConfiguration: Sendable {
         }
         guard (1...65535).contains(port) || port == 0 else {
             throw ConfigurationError.invalid("port must be between 1 and 65535, not \(port)")
+        }
+        guard (1...1024).contains(meterMaxConcurrent) else {
+            throw ConfigurationError.invalid(
+                "meter max concurrent must be between 1 and 1024, not \(meterMaxConcurrent)")
         }
         guard !adminUser.isEmpty, adminUser.count <= 64 else {
             throw ConfigurationError.invalid("admin user must be 1 to 64 characters")

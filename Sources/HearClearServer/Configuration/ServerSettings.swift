@@ -83,6 +83,12 @@ public enum ServerSettings {
             "connections served at once; past it a connection is answered `503` with `Retry-After` and closed. Lowered at start to the open-file limit (`ulimit -n`, whose soft limit is raised towards the hard one) less a reserve of 192 + 2 per database connection"
     )
 
+    public static let meterMaxConcurrent = Setting(
+        "hearclear.meter.max.concurrent", .integer, default: "4",
+        help:
+            "recordings `POST /api/v2/meter` meters at once, each on a thread of its own; past it a request is answered `503` (`busy`, with `Retry-After`) before its body is read"
+    )
+
     /// Every setting of `serve`, in the README's order: the database commands' settings, the
     /// engine's, then these, then the licence.
     public static let pagesMaxAge = Setting(
@@ -111,6 +117,7 @@ public enum ServerSettings {
             trustedProxies,
             rateExempt,
             httpHeadTimeout, httpBodyTimeout, httpBodyMinRate, httpIdleTimeout, httpMaxConnections,
+            meterMaxConcurrent,
             pagesMaxAge, mapTilesURL, mapAttribution, leafletDirectory,
         ] + EngineSettings.license
 }

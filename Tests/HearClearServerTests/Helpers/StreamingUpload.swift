@@ -89,6 +89,29 @@ enum StreamingUpload {
         }
     }
 
+    /// A chunked upload that sent its first bytes and holds the rest back, its connection open
+    /// until ``close()``.
+    struct HeldUpload {
+        let channel: any Channel
+
+        /// Closes the connection mid-body.
+        func close() async throws { try await channel.close() }
+    }
+
+    /// Starts a chunked POST of `first` and holds it there (what the server answers is not read).
+    static func hold(
+        host: String = "localhost", port: Int, path: String, contentType: String, first: ByteBuffer
+    ) async throws -> HeldUpload {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: host, port: port).get()
+        var bytes = requestHead(path: path, host: host, contentType: contentType)
+        bytes.writeString(String(first.readableBytes, radix: 16) + "\r\n")
+        bytes.writeImmutableBuffer(first)
+        bytes.writeString("\r\n")
+        try await channel.writeAndFlush(bytes)
+        return HeldUpload(channel: channel)
+    }
+
     struct Exchange {
         var status: Int
         var body: ByteBuffer

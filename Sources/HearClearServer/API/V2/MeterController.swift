@@ -18,6 +18,8 @@ struct MeterController {
     let model: AudioSetModel?
     /// The longest recording metered.
     var maxDuration = AudioUploads.maxMeterDuration
+    /// Recordings metered at once, at most.
+    let slots: MeterSlots
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.post("meter", use: meter)
@@ -31,7 +33,9 @@ struct MeterController {
         let stream = AudioByteStream(
             declaredLength: declared, bufferedLimit: BodyLimits.meterBytes, streamedLimit: BodyLimits.meterStreamedBytes
         )
-        let metered = try await Self.measure(stream, body: request.body, model: model, maxDuration: maxDuration)
+        let metered = try await slots.withSlot {
+            try await Self.measure(stream, body: request.body, model: model, maxDuration: maxDuration)
+        }
         return try JSONResponse.make(MeterReport(metered, start: start))
     }
 
