@@ -15,7 +15,7 @@ SOUND_CHARACTER_REAL_DIR ?= $(or $(TMPDIR),/tmp)/hearclear-sound-real
 
 .PHONY: deps deps-run build release run demo demo-check test test-under-load contract proxy-check pages-browser generate sound-character sound-character-real format loadtest ingest-ceiling bench-peer sample-bytes container-check function-lengths module-dependencies clean
 
-# Everything: what serving needs and the test tools (chromium, stress-ng, sox, espeak-ng, nginx, the
+# Everything: what serving needs and the test tools (chromium, stress-ng, wrk, sox, espeak-ng, nginx, the
 # Python of the tests). `make run`, `build` and `release` install only what serving needs.
 deps:
 	@./scripts/deps.sh test

