@@ -62,6 +62,9 @@ struct Searcher {
         let clocks = table.clockList
         // With a level filter only venues with cells can pass (PostgreSQL then reads `venue_levels`).
         let lists = filter == nil ? [table.cells, table.plainCells] : [table.cells]
+        // Nearest first with no level filter, a venue's hour is read only once it is on the page
+        // (``hits(_:)``): its level decides nothing before.
+        let levelsDecide = filter != nil || byLevel
         for gridKey in table.grid.cells(touching: cap) {
             for list in lists {
                 guard let cell = list[gridKey] else { continue }
@@ -76,27 +79,31 @@ struct Searcher {
                     var unknownZone = false
                     // Unmanaged, read in place: the venue's record holds it, and reading costs no
                     // reference counting (which was a fifth of a search).
-                    cell.levels[k]?._withUnsafeGuaranteedRef { levels in
-                        guard let at else {
-                            if !levels.overallDBFS.isNaN { level = Self.rounded(Double(levels.overallDBFS), offset) }
-                            return
-                        }
-                        guard levels.clock >= 0 else { return }
-                        let clock = Int(levels.clock)
-                        if hourOfClock[clock] == -2 {
-                            if let venueClock = clocks[clock] {
-                                let local = venueClock.localHour(at: at)
-                                hourOfClock[clock] = (local.weekday - 1) * 24 + local.hour
-                            } else {
-                                hourOfClock[clock] = -1
+                    if levelsDecide {
+                        cell.levels[k]?._withUnsafeGuaranteedRef { levels in
+                            guard let at else {
+                                if !levels.overallDBFS.isNaN {
+                                    level = Self.rounded(Double(levels.overallDBFS), offset)
+                                }
+                                return
                             }
+                            guard levels.clock >= 0 else { return }
+                            let clock = Int(levels.clock)
+                            if hourOfClock[clock] == -2 {
+                                if let venueClock = clocks[clock] {
+                                    let local = venueClock.localHour(at: at)
+                                    hourOfClock[clock] = (local.weekday - 1) * 24 + local.hour
+                                } else {
+                                    hourOfClock[clock] = -1
+                                }
+                            }
+                            guard hourOfClock[clock] >= 0 else {
+                                unknownZone = true
+                                return
+                            }
+                            hour = hourOfClock[clock]
+                            level = levels.levels[hourOfClock[clock]].map { Self.rounded(Double($0), offset) }
                         }
-                        guard hourOfClock[clock] >= 0 else {
-                            unknownZone = true
-                            return
-                        }
-                        hour = hourOfClock[clock]
-                        level = levels.levels[hourOfClock[clock]].map { Self.rounded(Double($0), offset) }
                     }
                     // A zone only PostgreSQL knows: only it can tell the hour.
                     if unknownZone { return nil }
@@ -114,18 +121,36 @@ struct Searcher {
         }
         let limit = max(0, query.limit)
         let page = Self.smallest(limit, of: candidates) { ($0.key, $0.distance, $0.id) < ($1.key, $1.distance, $1.id) }
-        return page.compactMap { candidate in
-            guard let venue = table.venues[Int(candidate.slot)] else { return nil }
+        return hits(page, hoursRead: levelsDecide)
+    }
+
+    /// The page's hits; with `hoursRead` false each venue's hour of `at` is read here. `nil` when
+    /// a venue on the page keeps its hours by a zone Foundation does not know.
+    private func hits(_ page: [Candidate], hoursRead: Bool) -> [SearchIndex.Hit]? {
+        let byLevel = query.order == .level
+        var hits: [SearchIndex.Hit] = []
+        hits.reserveCapacity(page.count)
+        for candidate in page {
+            guard let venue = table.venues[Int(candidate.slot)] else { continue }
             let levels = venue.levels
+            var hour = candidate.hour
+            if !hoursRead, let at = query.at, let levels, levels.clock >= 0 {
+                guard let clock = table.clockList[Int(levels.clock)] else { return nil }
+                let local = clock.localHour(at: at)
+                hour = (local.weekday - 1) * 24 + local.hour
+            }
             let overall = levels.flatMap { $0.overallDBFS.isNaN ? nil : rounded(Double($0.overallDBFS)) }
-            let cell = candidate.hour.flatMap { hour in levels?.cells[hour].map { (hour, $0) } }
-            return SearchIndex.Hit(
-                venue: venue.venue, checkins: venue.checkins, distanceMetres: candidate.distance, overallDB: overall,
-                cell: cell,
-                position: .init(
-                    levelDB: byLevel ? candidate.level : nil, distanceMetres: candidate.distance,
-                    venueID: venue.venue.id))
+            let cell = hour.flatMap { hour in levels?.cells[hour].map { (hour, $0) } }
+            hits.append(
+                SearchIndex.Hit(
+                    venue: venue.venue, checkins: venue.checkins, distanceMetres: candidate.distance,
+                    overallDB: overall,
+                    cell: cell,
+                    position: .init(
+                        levelDB: byLevel ? candidate.level : nil, distanceMetres: candidate.distance,
+                        venueID: venue.venue.id)))
         }
+        return hits
     }
 
     /// A stored level made calibrated and rounded as SQL does.
