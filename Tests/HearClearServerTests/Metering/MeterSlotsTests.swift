@@ -17,7 +17,8 @@ struct MeterSlotsTests {
         let small = try TestAudio.sine(hz: 1000, dBFS: -20, seconds: 2, sampleRate: 8000)
         let long = try TestAudio.sine(hz: 440, dBFS: -12, seconds: 60, sampleRate: 8000)
 
-        try await MeterServer.withLive(configure: { $0.meterMaxConcurrent = 1 }) { client, _ in
+        let oneSlot: @Sendable (inout ServerConfiguration) -> Void = { $0.meterMaxConcurrent = 1 }
+        try await MeterServer.withLive(configure: oneSlot) { client, _ in
             @Sendable func meterSmall() async throws -> TestResponse {
                 try await client.execute(
                     uri: "/api/v2/meter", method: .post, headers: [.contentType: "audio/wav"],
