@@ -103,8 +103,8 @@ struct NameSearcher {
             let table = searcher.table
             var start = 0
             if let after {
-                // Past the cursor: a venue at distance 0 comes after it by (key, id); one at a
-                // greater distance comes after none (``consider(_:)`` tells).
+                // Past the cursor, by (key, id): every venue is at distance 0, so a cursor at a
+                // greater distance has them all before it.
                 guard after.0 <= 0 else { return }
                 start = SlotOrder(keys: table.nameKeys, ids: table.slotIDs)
                     .firstAfter(key: after.1, id: after.2, in: byKey)
