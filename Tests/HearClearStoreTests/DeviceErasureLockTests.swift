@@ -51,19 +51,8 @@ struct DeviceErasureLockTests {
                 ).collect()
                 async let erased = DeviceErasure(client: client, logger: Self.logger).erase(keyedID: "erase-phone")
                 try await IngestGroupTests.waitForLockWaiter(client)
-                let free = try await client.withConnection { probe in
-                    try await probe.query("BEGIN", logger: Self.logger)
-                    var free: [Int64] = []
-                    for try await id in try await probe.query(
-                        "SELECT venue_id FROM venue_counts WHERE venue_id = ANY(\(venueIDs)) FOR UPDATE SKIP LOCKED",
-                        logger: Self.logger
-                    ).decode(Int64.self) {
-                        free.append(id)
-                    }
-                    try await probe.query("ROLLBACK", logger: Self.logger)
-                    return free
-                }
-                #expect(free.sorted() == Array(venueIDs[10...]), "locked: \(Set(venueIDs).subtracting(free).sorted())")
+                let free = try await IngestGroupTests.freeCounts(client, of: venueIDs)
+                #expect(free == Array(venueIDs[10...]), "locked: \(Set(venueIDs).subtracting(free).sorted())")
                 try await lock.query("COMMIT", logger: Self.logger)
                 #expect(try await erased?.checkins == 20)
             }
