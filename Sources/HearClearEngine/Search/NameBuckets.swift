@@ -5,15 +5,15 @@ import HearClearModel
 /// scalar are in none) holding the slots of the venues with such a word.
 ///
 /// A bucket keeps its slots in ascending order, so that buckets intersect by merging and a slot is
-/// found by halving, with no hashing. From the first search without a point that reads it
-/// (``order(_:by:)``), it also keeps them in the order such a search answers in (``SlotOrder``),
-/// so that the search reads only the start of it; kept so as venues come and go.
+/// found by halving, with no hashing. Once ordered (``order(_:by:)``: every bucket when the index
+/// loads, a bucket made since by the first search without a point that reads it), it also keeps
+/// them in the order such a search answers in (``SlotOrder``), so that the search reads only the
+/// start of it; kept so as venues come and go.
 struct NameBuckets: Sendable {
     struct Bucket: Sendable {
         /// Ascending.
         fileprivate(set) var slots: [Int32] = []
-        /// The same slots by their venues' name keys, then ids (``SlotOrder``); `nil` until a search
-        /// without a point asks for it.
+        /// The same slots by their venues' name keys, then ids (``SlotOrder``); `nil` until ordered.
         fileprivate(set) var byKey: [Int32]?
 
         var count: Int { slots.count }

@@ -242,8 +242,8 @@ public final class SearchIndex: Sendable {
     ) -> [Hit]? {
         let hits = state.withLock { state -> [Hit]? in
             guard state.phase == .ready else { return nil }
-            // Without a point the answer is in name order: the buckets read are kept so from the
-            // first such search on (a one-time sort of each).
+            // Without a point the answer is in name order: the load sorted every bucket it made;
+            // one made since is sorted here, once.
             if near == nil { state.table.orderNameBuckets(of: words) }
             return NameSearcher(
                 table: state.table, words: words, near: near, radiusMetres: radiusMetres, at: at, category: category,

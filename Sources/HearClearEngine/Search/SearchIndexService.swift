@@ -55,6 +55,8 @@ public struct SearchIndexService: Service {
         var table = index.emptyTable()
         do {
             try await repository.all { row in table.insert(row) }
+            // Here, before it answers, not under the index's lock at a search's first reading.
+            table.orderNameBuckets()
         } catch {
             logger.warning(
                 "search index: loading failed; PostgreSQL answers searches until it loads",
