@@ -44,18 +44,11 @@ struct DeviceErasureLockTests {
 
             // Another transaction holds the count of the 10th venue by id. Locking in order, the
             // erasure has by then locked the 9 below it and none above, as ingest would.
-            try await client.withConnection { lock in
-                try await lock.query("BEGIN", logger: Self.logger)
-                _ = try await lock.query(
-                    "SELECT 1 FROM venue_counts WHERE venue_id = \(held) FOR UPDATE", logger: Self.logger
-                ).collect()
-                async let erased = DeviceErasure(client: client, logger: Self.logger).erase(keyedID: "erase-phone")
-                try await IngestGroupTests.waitForLockWaiter(client)
-                let free = try await IngestGroupTests.freeCounts(client, of: venueIDs)
-                #expect(free == Array(venueIDs[10...]), "locked: \(Set(venueIDs).subtracting(free).sorted())")
-                try await lock.query("COMMIT", logger: Self.logger)
-                #expect(try await erased?.checkins == 20)
+            let (free, erased) = try await IngestGroupTests.whileCountHeld(client, venue: held, probing: venueIDs) {
+                try await DeviceErasure(client: client, logger: Self.logger).erase(keyedID: "erase-phone")
             }
+            #expect(free == Array(venueIDs[10...]), "locked: \(Set(venueIDs).subtracting(free).sorted())")
+            #expect(erased?.checkins == 20)
             #expect(try await client.count("venue_counts", where: "checkins = 0") == 20)
         }
     }

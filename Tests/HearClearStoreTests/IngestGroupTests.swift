@@ -51,6 +51,26 @@ struct IngestGroupTests {
         }
     }
 
+    /// Runs `work` while another transaction holds the count row of `venue`; once `work` waits
+    /// for it, reads which of `probing`'s count rows are free (``freeCounts(_:of:)``), then lets
+    /// it go. Those free rows, and what `work` returned.
+    static func whileCountHeld<T: Sendable>(
+        _ client: PostgresClient, venue: Int64, probing: [Int64], _ work: @escaping @Sendable () async throws -> T
+    ) async throws -> (free: [Int64], result: T) {
+        try await client.withConnection { lock in
+            try await lock.query("BEGIN", logger: logger)
+            // Read to its end: the row is locked once the statement has completed.
+            _ = try await lock.query(
+                "SELECT 1 FROM venue_counts WHERE venue_id = \(venue) FOR UPDATE", logger: logger
+            ).collect()
+            async let result = work()
+            try await waitForLockWaiter(client)
+            let free = try await freeCounts(client, of: probing)
+            try await lock.query("COMMIT", logger: logger)
+            return (free, try await result)
+        }
+    }
+
     /// The venues among `venueIDs` whose count row no transaction holds, ascending: what
     /// `FOR UPDATE SKIP LOCKED` from a connection of its own can lock.
     static func freeCounts(_ client: PostgresClient, of venueIDs: [Int64]) async throws -> [Int64] {
@@ -229,19 +249,11 @@ struct IngestGroupTests {
             // given its rows out of order, waits for it. Locking in order, it has by then locked
             // the 9 below it and none above: a statement that shares venues with it waits behind
             // it for the first they share, never holding one it needs.
-            try await client.withConnection { lock in
-                try await lock.query("BEGIN", logger: Self.logger)
-                // Read to its end: the row is locked once the statement has completed.
-                _ = try await lock.query(
-                    "SELECT 1 FROM venue_counts WHERE venue_id = \(held) FOR UPDATE", logger: Self.logger
-                ).collect()
-                async let written = IngestStatement.run(rows, client: client, logger: Self.logger)
-                try await Self.waitForLockWaiter(client)
-                let free = try await Self.freeCounts(client, of: venueIDs)
-                #expect(free == Array(venueIDs[10...]), "locked: \(Set(venueIDs).subtracting(free).sorted())")
-                try await lock.query("COMMIT", logger: Self.logger)
-                #expect(try await written.count == 20)
+            let (free, written) = try await Self.whileCountHeld(client, venue: held, probing: venueIDs) {
+                try await IngestStatement.run(rows, client: client, logger: Self.logger)
             }
+            #expect(free == Array(venueIDs[10...]), "locked: \(Set(venueIDs).subtracting(free).sorted())")
+            #expect(written.count == 20)
             #expect(try await client.count("venue_counts", where: "checkins = 2") == 20)
         }
     }
