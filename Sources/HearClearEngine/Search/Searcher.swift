@@ -63,7 +63,7 @@ struct Searcher {
         // With a level filter only venues with cells can pass (PostgreSQL then reads `venue_levels`).
         let lists = filter == nil ? [table.cells, table.plainCells] : [table.cells]
         // Nearest first with no level filter, a venue's hour is read only once it is on the page
-        // (``hits(_:)``): its level decides nothing before.
+        // (``hits(_:hoursRead:)``): its level decides nothing before.
         let levelsDecide = filter != nil || byLevel
         for gridKey in table.grid.cells(touching: cap) {
             for list in lists {
