@@ -46,7 +46,7 @@ struct VenueTableNameTests {
         table.insert(Self.row(2, "b", "Golden Tavern"))
         // Ordered by key before the venues move (as once a search without a point read them),
         // the buckets stay so.
-        if orderedByKey { table.orderNameBuckets(of: ["quiet", "corner", "cafe", "golden", "ta"]) }
+        if orderedByKey { table.orderNameBuckets() }
         Self.expectConsistent(table)
         // Read again under the same name (its count changed): same buckets.
         table.insert(Self.row(1, "a", "Quiet Corner Cafe", checkins: 3))
@@ -56,7 +56,6 @@ struct VenueTableNameTests {
         table.insert(Self.row(1, "a", "Loud Bar"))
         Self.expectConsistent(table)
         #expect(table.nameBuckets["qui"] == nil)
-        if orderedByKey { table.orderNameBuckets(of: ["loud", "ba"]) }
         // Another id takes over "b"'s external id while venue 1 is read again: slots move.
         table.insert(Self.row(3, "b", "Golden Tavern"))
         table.insert(Self.row(1, "a", "Loud Bar", checkins: 4))

@@ -5,10 +5,10 @@ import HearClearModel
 /// scalar are in none) holding the slots of the venues with such a word.
 ///
 /// A bucket keeps its slots in ascending order, so that buckets intersect by merging and a slot is
-/// found by halving, with no hashing. Once ordered (``order(_:by:)``: every bucket when the index
-/// loads, a bucket made since by the first search without a point that reads it), it also keeps
-/// them in the order such a search answers in (``SlotOrder``), so that the search reads only the
-/// start of it; kept so as venues come and go.
+/// found by halving, with no hashing. Once the buckets are ordered (``orderAll(by:)``, when the
+/// index has loaded), each also keeps them in the order a search without a point answers in
+/// (``SlotOrder``), so that the search reads only the start of it; kept so as venues come and go,
+/// in buckets made since too.
 struct NameBuckets: Sendable {
     struct Bucket: Sendable {
         /// Ascending.
@@ -44,6 +44,8 @@ struct NameBuckets: Sendable {
     }
 
     private(set) var buckets: [String: Bucket] = [:]
+    /// Whether ``orderAll(by:)`` ordered them: a bucket made since starts ordered (empty).
+    private(set) var ordered = false
 
     subscript(prefix: String) -> Bucket? { buckets[prefix] }
 
@@ -74,7 +76,7 @@ struct NameBuckets: Sendable {
     /// Puts `slot`, whose venue's name key is `key`, in the buckets of its words.
     mutating func insert(_ slot: Int32, key: String?, by order: SlotOrder) {
         for prefix in Self.prefixes(key) {
-            buckets[prefix, default: Bucket()].insert(slot, by: order)
+            buckets[prefix, default: Bucket(byKey: ordered ? [] : nil)].insert(slot, by: order)
         }
     }
 
@@ -86,13 +88,12 @@ struct NameBuckets: Sendable {
         }
     }
 
-    /// Orders the buckets named by `prefixes` that are not yet (once each: kept so from then on).
-    mutating func order(_ prefixes: some Sequence<String>, by order: SlotOrder) {
-        for prefix in prefixes {
-            guard let bucket = buckets[prefix], bucket.byKey == nil else { continue }
-            let byKey = bucket.slots.sorted(by: order.precedes)
-            buckets[prefix]?.byKey = byKey
+    /// Orders every bucket by key, and from then on keeps them so, those made later too.
+    mutating func orderAll(by order: SlotOrder) {
+        for (prefix, bucket) in buckets where bucket.byKey == nil {
+            buckets[prefix]?.byKey = bucket.slots.sorted(by: order.precedes)
         }
+        ordered = true
     }
 }
 
@@ -137,6 +138,7 @@ struct SlotOrder {
         Self.precedes(key(a), key(b))
     }
 
+    /// By key bytes, then id: ``NameSearcher``'s order after the distance.
     static func precedes(_ a: (String, Int64), _ b: (String, Int64)) -> Bool {
         if NameWords.precedes(a.0, b.0) { return true }
         if NameWords.precedes(b.0, a.0) { return false }

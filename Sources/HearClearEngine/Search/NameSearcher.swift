@@ -210,8 +210,6 @@ struct NameSearcher {
     /// `(distance, key, id)` order, the key by its UTF-8 bytes (PostgreSQL's `COLLATE "C"`).
     static func precedes(_ a: (Double, String, Int64), _ b: (Double, String, Int64)) -> Bool {
         if a.0 != b.0 { return a.0 < b.0 }
-        if NameWords.precedes(a.1, b.1) { return true }
-        if NameWords.precedes(b.1, a.1) { return false }
-        return a.2 < b.2
+        return SlotOrder.precedes((a.1, a.2), (b.1, b.2))
     }
 }

@@ -242,9 +242,6 @@ public final class SearchIndex: Sendable {
     ) -> [Hit]? {
         let hits = state.withLock { state -> [Hit]? in
             guard state.phase == .ready else { return nil }
-            // Without a point the answer is in name order: the load sorted every bucket it made;
-            // one made since is sorted here, once.
-            if near == nil { state.table.orderNameBuckets(of: words) }
             return NameSearcher(
                 table: state.table, words: words, near: near, radiusMetres: radiusMetres, at: at, category: category,
                 limit: limit, after: after, afterKey: afterKey, referenceOffsetDB: referenceOffsetDB

@@ -119,18 +119,10 @@ struct VenueTable: Sendable {
         if venue.levels != nil { venuesWithLevels += 1 }
     }
 
-    /// Orders the name buckets of `words` (a search's, ``NameWords``) by name key, for a search
-    /// without a point to read in that order (``NameBuckets/order(_:by:)``).
-    mutating func orderNameBuckets(of words: [String]) {
-        let prefixes = words.compactMap { NameBuckets.prefix(of: Substring($0).unicodeScalars) }
-        nameBuckets.order(prefixes, by: SlotOrder(keys: nameKeys, ids: slotIDs))
-    }
-
-    /// Orders every name bucket by name key: once a table is loaded, before it answers, so that no
-    /// search waits for a sort (a bucket made later is small, and sorted by its first search).
+    /// Orders every name bucket by name key, and keeps them so from then on (a bucket made later
+    /// too): once a table is loaded, before it answers, so that no search waits for a sort.
     mutating func orderNameBuckets() {
-        let prefixes = Array(nameBuckets.buckets.keys)
-        nameBuckets.order(prefixes, by: SlotOrder(keys: nameKeys, ids: slotIDs))
+        nameBuckets.orderAll(by: SlotOrder(keys: nameKeys, ids: slotIDs))
     }
 
     /// Takes out the venue with this external id, if held.
