@@ -91,24 +91,41 @@ enum StreamingUpload {
 
     /// A chunked upload that sent its first bytes and holds the rest back, its connection open
     /// until ``close()``.
-    struct HeldUpload {
-        let channel: any Channel
+    struct HeldUpload: Sendable {
+        let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+
+        /// The answer's head and body (by its `Content-Length`), once the server answers before
+        /// the upload's body ends; empty when the connection closes first.
+        func response() async throws -> (head: String, body: String) {
+            var response = ByteBuffer()
+            for try await part in channel.inbound {
+                response.writeImmutableBuffer(part)
+                let text = String(buffer: response)
+                guard let end = text.range(of: "\r\n\r\n") else { continue }
+                let head = String(text[..<end.lowerBound])
+                let length =
+                    head.lowercased().split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                let body = text[end.upperBound...]
+                if body.utf8.count >= length { return (head, String(body)) }
+            }
+            return ("", "")
+        }
 
         /// Closes the connection mid-body.
-        func close() async throws { try await channel.close() }
+        func close() async throws { try await channel.channel.close() }
     }
 
-    /// Starts a chunked POST of `first` and holds it there (what the server answers is not read).
+    /// Starts a chunked POST of `first` and holds it there.
     static func hold(
         host: String = "localhost", port: Int, path: String, contentType: String, first: ByteBuffer
     ) async throws -> HeldUpload {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connect(host: host, port: port).get()
+        let channel = try await connect(host: host, port: port)
         var bytes = requestHead(path: path, host: host, contentType: contentType)
         bytes.writeString(String(first.readableBytes, radix: 16) + "\r\n")
         bytes.writeImmutableBuffer(first)
         bytes.writeString("\r\n")
-        try await channel.writeAndFlush(bytes)
+        try await channel.channel.writeAndFlush(bytes)
         return HeldUpload(channel: channel)
     }
 
