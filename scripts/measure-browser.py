@@ -15,7 +15,8 @@ with sox and espeak-ng into a temporary folder (never into the repository), and:
    (the first second, which holds the capture's start, but for the steady tones: see `compare`),
    every third-octave band within 1 dB where it is within 40 dB of the second's strongest band
    and not 20 dB or more below the same band in a second beside it, from the second second on
-   (the first holds the capture's start, see `compare`). A band outside that holds the window's
+   (the first holds the capture's start, see `compare`); a measurement whose disagreements all lie
+   in one second, a splice of Chromium's capture (see `main`), is measured again. A band outside that holds the window's
    sidelobes, the file's dither or the splatter of a louder second beside it, which the 48 kHz
    chain's two resamplings (file → Chromium's 44.1 kHz fake device → a 48 kHz context) reshape:
    at 44.1 kHz, where the worklet gets the file's samples exactly, every band agrees within
@@ -62,6 +63,8 @@ LEVEL_TOLERANCE = 0.3
 BAND_TOLERANCE = 1.0
 BAND_RANGE = 40.0
 NEIGHBOUR_RANGE = 20.0
+# A signal whose disagreements lie in one second is measured again, up to this many times in all (see main).
+ATTEMPTS = 5
 
 
 # MARK: Audio, generated at test time
@@ -245,10 +248,11 @@ def stored_checkin(device, checkin_id):
     return data, found[0]
 
 
-def compare(name, rate, wav, body, folder, failures):
-    periodic = name.startswith("tone")
+def compare(name, rate, wav, body, folder, failures, seconds):
     """Every second of the check-in against `hearclear meter` on the same stream; the worst
-    differences, and the stored check-in against what was sent."""
+    differences, and the stored check-in against what was sent. Adds to `seconds` each second whose
+    levels or bands disagree, and None for a disagreement no one second explains."""
+    periodic = name.startswith("tone")
     file_rate, samples = read_wav(wav)
     browser = [s["average"] for s in body["samples"]]
     start, zeros, fit = locate(samples, file_rate, browser)
@@ -266,6 +270,7 @@ def compare(name, rate, wav, body, folder, failures):
                 worst[key] = max(worst[key], abs(ours - theirs))
             if key != "peak" and abs(ours - theirs) > LEVEL_TOLERANCE and not (s == 0 and periodic):
                 failures.append(f"{name} @ {rate}: second {s} {key} {ours:.2f} ≠ meter {theirs:.2f}")
+                seconds.add(s)
         if s == 0:
             # Second 0 holds the capture's start: ~30 ms of zeros, then the file where it stood,
             # a click whose splatter (in the bands, ±250 ms for the long frames) and whose
@@ -277,6 +282,7 @@ def compare(name, rate, wav, body, folder, failures):
             continue
         if set(b["bands"]) != set(c["bands"]):
             failures.append(f"{name} @ {rate}: second {s} bands {sorted(b['bands'])} ≠ {sorted(c['bands'])}")
+            seconds.add(None)
         strongest = max(c["bands"].values())
         neighbours = [cli[t]["bands"] for t in (s - 1, s + 1) if 0 <= t < len(cli)]
         for key, theirs in c["bands"].items():
@@ -290,7 +296,9 @@ def compare(name, rate, wav, body, folder, failures):
                 worst["band"], worst_band = difference, f"{key} Hz, second {s}"
             if difference > BAND_TOLERANCE:
                 failures.append(f"{name} @ {rate}: second {s} band {key} {b['bands'][key]:.2f} ≠ {theirs:.2f}")
+                seconds.add(s)
     # The stored check-in holds what was sent (LCeq and bands to 0.1 dB).
+    before = len(failures)
     _, stored = stored_checkin(body["device"]["id"], body["id"])
     samples = stored["samples"]
     if samples["lceqDdB"] is None or samples["bandsDdB"] is None:
@@ -305,6 +313,8 @@ def compare(name, rate, wav, body, folder, failures):
         for index, value in zip(indexes, stored_bands):
             if abs(value / 10 - sent_bands[str(NOMINAL[index])]) > 0.051:
                 failures.append(f"{name} @ {rate}: stored band {NOMINAL[index]} of second 0 differs from the one sent")
+    if len(failures) > before:
+        seconds.add(None)
     print(f"  {name:20} {rate} Hz: start {start / file_rate:6.3f} s, {zeros / file_rate * 1000:5.1f} ms of zeros "
           f"(fit {fit:.4f}); |browser − meter| in second 0: LAeq {first['LAeq']:.2f}, LCeq {first['LCeq']:.2f}; "
           f"worst after: LAeq {worst['LAeq']:.3f}, LCeq {worst['LCeq']:.3f}, "
@@ -501,21 +511,34 @@ def main():
                 jobs.append((name, rate, wav))
         print(f"measure: {len(jobs)} signals generated in {time.time() - started:.0f} s; the browser against "
               f"`hearclear meter`, per second:")
-        # One browser at a time (each meters in real time): Chromium's fake microphone drops or
-        # repeats a little audio when the machine is too busy, which no meter could agree with.
-        # A signal that disagrees is measured again, at most three times in all, and said so: a
-        # fault of the meter disagrees every time (a glitch shows in the fit of its levels too).
+        # One browser at a time (each meters in real time). Chromium's capture now and then splices
+        # its stream, which no meter of the file could agree with. At 48 kHz it happens even on an
+        # idle machine, in one measurement of four to six, in second 1 or 4 of the capture. The
+        # fake device delivers every frame it captures (its track's `stats` say so), so the splice
+        # lies after it, most likely where the 44.1 kHz device's stream is resampled for the 48 kHz
+        # context. On the steady tones it shows as splatter beside the tone. In one case, a 1 kHz
+        # tone whose start was known from a slow swell of its level, the browser read the 800,
+        # 1000 and 1250 Hz bands within 0.15 dB of `hearclear meter` on the same stream with 256
+        # zero samples (5 ms) put into that second: the 1250 Hz band read −47.4 dB, −51.8 without.
+        # The 63 Hz tone's LAeq rises by 0.7–0.8 dB in the one second, because A-weighting passes
+        # the splatter and not the tone (its bands say that splice is not 5 ms of zeros: a jump,
+        # perhaps). Splices came in three measurements of the 1 kHz tone in a row once. So a signal
+        # whose disagreements all lie in one second, or in two side by side, is measured again, at
+        # most five times in all, and said so. Anything else fails at once, and a fault of the meter
+        # would disagree every time.
         summary = {}
         for name, rate, wav in jobs:
-            for attempt in (1, 2, 3):
+            for attempt in range(1, ATTEMPTS + 1):
                 body = measure_file(wav, rate, venue)
-                found = []
-                worst, first = compare(name, rate, wav, body, folder, found)
-                if not found or attempt == 3:
+                found, seconds = [], set()
+                worst, first = compare(name, rate, wav, body, folder, found, seconds)
+                splice = bool(found) and None not in seconds and max(seconds) - min(seconds) <= 1
+                if not splice or attempt == ATTEMPTS:
                     failures.extend(found)
                     break
-                print(f"  {name} @ {rate}: {len(found)} differences ({found[0]}, …); measured again, in case "
-                      f"the fake microphone glitched")
+                print(f"  {name} @ {rate}: {len(found)} differences, all in second "
+                      f"{'–'.join(map(str, sorted(seconds)))} ({found[0]}, …); measured again: a splice "
+                      f"of the capture")
             total = summary.setdefault(rate, {"LAeq": 0.0, "LCeq": 0.0, "band": 0.0, "first": 0.0})
             for key in ("LAeq", "LCeq", "band"):
                 total[key] = max(total[key], worst[key])
