@@ -183,8 +183,7 @@ struct NameSearcher {
             var cell: (index: Int, cell: IndexedVenue.PackedCell)?
             if let at, let levels = venue.levels, levels.clock >= 0 {
                 guard let clock = table.clockList[Int(levels.clock)] else { return nil }
-                let local = clock.localHour(at: at)
-                let index = (local.weekday - 1) * 24 + local.hour
+                let index = clock.localHour(at: at).hourOfWeek
                 cell = levels.cells[index].map { (index, $0) }
             }
             let overall = venue.levels.flatMap { levels in

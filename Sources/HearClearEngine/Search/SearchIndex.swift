@@ -269,8 +269,7 @@ public final class SearchIndex: Sendable {
             else { return nil }
             guard let levels = venue.levels, levels.clock >= 0 else { return .some(nil) }
             guard let clock = state.table.clockList[Int(levels.clock)] else { return nil }
-            let hour = clock.localHour(at: at)
-            let index = (hour.weekday - 1) * 24 + hour.hour
+            let index = clock.localHour(at: at).hourOfWeek
             return .some(levels.cells[index].map { (index, $0) })
         }
     }

@@ -46,20 +46,17 @@ struct Searcher {
             category = nil
         }
         let afterKey = query.after.map { after in byLevel ? (after.levelDB ?? Self.noLevelKey) : 0 }
-        // The hour (0…167) of `at` by each clock, found once per clock: −2 not yet, −1 unknown.
-        var hourOfClock = [Int](repeating: -2, count: table.clockList.count)
+        var hours = query.at.map { HoursByClock(clocks: table.clockList, at: $0) }
         var candidates: [Candidate] = []
 
         let cap = SearchGrid.Cap(
             latitude: query.latitude, longitude: query.longitude, radiusMetres: query.radiusMetres)
         // What the loop reads, as locals: a closure that captured `self` would copy the table's
         // references for every venue.
-        let at = query.at
         let radius = query.radiusMetres
         let excluded = query.excludingVenueID
         let after = query.after
         let offset = referenceOffsetDB
-        let clocks = table.clockList
         // With a level filter only venues with cells can pass (PostgreSQL then reads `venue_levels`).
         let lists = filter == nil ? [table.cells, table.plainCells] : [table.cells]
         // Nearest first with no level filter, a venue's hour is read only once it is on the page
@@ -74,39 +71,11 @@ struct Searcher {
                     let id = cell.ids[k]
                     if id == excluded { continue }
                     // The hour and level first: with a filter most venues fail there, before measuring.
-                    var hour: Int?
-                    var level: Double?
-                    var unknownZone = false
-                    // Unmanaged, read in place: the venue's record holds it, and reading costs no
-                    // reference counting (which was a fifth of a search).
-                    if levelsDecide {
-                        cell.levels[k]?._withUnsafeGuaranteedRef { levels in
-                            guard let at else {
-                                if !levels.overallDBFS.isNaN {
-                                    level = Self.rounded(Double(levels.overallDBFS), offset)
-                                }
-                                return
-                            }
-                            guard levels.clock >= 0 else { return }
-                            let clock = Int(levels.clock)
-                            if hourOfClock[clock] == -2 {
-                                if let venueClock = clocks[clock] {
-                                    let local = venueClock.localHour(at: at)
-                                    hourOfClock[clock] = (local.weekday - 1) * 24 + local.hour
-                                } else {
-                                    hourOfClock[clock] = -1
-                                }
-                            }
-                            guard hourOfClock[clock] >= 0 else {
-                                unknownZone = true
-                                return
-                            }
-                            hour = hourOfClock[clock]
-                            level = levels.levels[hourOfClock[clock]].map { Self.rounded(Double($0), offset) }
-                        }
-                    }
+                    let reading =
+                        levelsDecide
+                        ? Self.reading(cell.levels[k], hours: &hours, offset: offset) : .level(nil, hour: nil)
                     // A zone only PostgreSQL knows: only it can tell the hour.
-                    if unknownZone { return nil }
+                    guard case .level(let level, let hour) = reading else { return nil }
                     if let filter, !filter.passes(level) { continue }
                     let distance = SphereDistance.metres(from: cell.points[k], to: point)
                     guard distance <= radius else { continue }
@@ -124,6 +93,50 @@ struct Searcher {
         return hits(page, hoursRead: levelsDecide)
     }
 
+    /// A venue's level as a search sees it: with `hours`, its level at its hour of the search's
+    /// instant (and that hour), else its overall level.
+    private enum Reading {
+        case level(Double?, hour: Int?)
+        /// Its hours are kept by a zone Foundation does not know.
+        case unknownZone
+    }
+
+    /// `levels`' ``Reading``, rounded with `offset`. Unmanaged and read in place: the venue's
+    /// record holds it, and reading it costs no reference counting (which was a fifth of a search).
+    private static func reading(
+        _ levels: Unmanaged<IndexedVenue.Levels>?, hours: inout HoursByClock?, offset: Double
+    ) -> Reading {
+        guard let levels else { return .level(nil, hour: nil) }
+        return levels._withUnsafeGuaranteedRef { levels in
+            guard hours != nil else {
+                return .level(levels.overallDBFS.isNaN ? nil : rounded(Double(levels.overallDBFS), offset), hour: nil)
+            }
+            guard levels.clock >= 0 else { return .level(nil, hour: nil) }
+            guard let hour = hours?.hour(clock: Int(levels.clock)) else { return .unknownZone }
+            return .level(levels.levels[hour].map { rounded(Double($0), offset) }, hour: hour)
+        }
+    }
+
+    /// The hour of the week (0…167) of one instant by each clock of the table, each found once.
+    private struct HoursByClock {
+        let clocks: [VenueClock?]
+        let at: Date
+        /// By clock: −2 not found yet, −1 a zone Foundation does not know.
+        private var hours: [Int]
+
+        init(clocks: [VenueClock?], at: Date) {
+            self.clocks = clocks
+            self.at = at
+            hours = [Int](repeating: -2, count: clocks.count)
+        }
+
+        /// The hour by clock `clock`; `nil` when its zone is one Foundation does not know.
+        mutating func hour(clock: Int) -> Int? {
+            if hours[clock] == -2 { hours[clock] = clocks[clock]?.localHour(at: at).hourOfWeek ?? -1 }
+            return hours[clock] >= 0 ? hours[clock] : nil
+        }
+    }
+
     /// The page's hits; with `hoursRead` false each venue's hour of `at` is read here. `nil` when
     /// a venue on the page keeps its hours by a zone Foundation does not know.
     private func hits(_ page: [Candidate], hoursRead: Bool) -> [SearchIndex.Hit]? {
@@ -136,8 +149,7 @@ struct Searcher {
             var hour = candidate.hour
             if !hoursRead, let at = query.at, let levels, levels.clock >= 0 {
                 guard let clock = table.clockList[Int(levels.clock)] else { return nil }
-                let local = clock.localHour(at: at)
-                hour = (local.weekday - 1) * 24 + local.hour
+                hour = clock.localHour(at: at).hourOfWeek
             }
             let overall = levels.flatMap { $0.overallDBFS.isNaN ? nil : rounded(Double($0.overallDBFS)) }
             let cell = hour.flatMap { hour in levels?.cells[hour].map { (hour, $0) } }

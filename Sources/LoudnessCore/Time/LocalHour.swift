@@ -19,6 +19,9 @@ public struct LocalHour: Sendable, Hashable, Comparable, Codable, CustomStringCo
         self.hour = hour
     }
 
+    /// The hour of the week, 0 (Monday 0:00) … 167 (Sunday 23:00): a venue's cell index.
+    public var hourOfWeek: Int { (weekday - 1) * 24 + hour }
+
     /// `weekdayName`: "monday" … "sunday".
     public var weekdayName: String { Self.weekdayNames[weekday - 1] }
 
