@@ -45,10 +45,18 @@ struct HomeContent {
     }
 
     private func writeForm(_ out: HTMLText) {
+        out.raw("<form class=\"search\" method=\"get\" action=\"/\">\n")
+        writeWhere(out)
+        writeWhen(out)
+        writeHowQuiet(out)
+        out.raw("  <p><button type=\"submit\">Search</button></p>\n</form>\n")
+    }
+
+    /// The form's first part: a venue's name, or coordinates (with "Near me" for the script to show).
+    private func writeWhere(_ out: HTMLText) {
         let values = form.rawValues
         out.raw(
             """
-            <form class="search" method="get" action="/">
               <fieldset>
                 <legend>Where</legend>
                 <p><label for="q">Venue name</label>
@@ -72,6 +80,14 @@ struct HomeContent {
             " placeholder="-0.1276"></p>
                 </div>
               </fieldset>
+
+            """)
+    }
+
+    /// The form's second part: now, or a day and an hour of the venue's own time.
+    private func writeWhen(_ out: HTMLText) {
+        out.raw(
+            """
               <fieldset>
                 <legend>When</legend>
                 <p><input id="when-now" type="radio" name="when" value="now"
@@ -100,6 +116,14 @@ struct HomeContent {
             </select></p>
                 </div>
               </fieldset>
+
+            """)
+    }
+
+    /// The form's third part: at most a band's level, and "easy to talk".
+    private func writeHowQuiet(_ out: HTMLText) {
+        out.raw(
+            """
               <fieldset>
                 <legend>How quiet</legend>
                 <p><label for="band">Level</label> <select id="band" name="band"><option value="">Any level</option>
@@ -119,8 +143,6 @@ struct HomeContent {
             """
             > <label for="talk">Easy to talk</label></p>
               </fieldset>
-              <p><button type="submit">Search</button></p>
-            </form>
 
             """)
     }
