@@ -74,16 +74,11 @@ struct PagesController: Sendable {
     }
 
     private func homeObject(_ form: SearchForm, bands: Bands, searched: Bool, results: [HomeContent.Result])
-        -> [String: Any]
+        -> HomePage
     {
-        var object: [String: Any] = [
-            "title": "Find a quiet place",
-            "page": HomeContent(
-                form: form, bands: bands, searched: searched, results: results, map: map
-            ).html(),
-        ]
-        if let map { object["map"] = ["tiles": map.tilesURL, "attribution": map.attribution] }
-        return object
+        HomePage(
+            page: HomeContent(form: form, bands: bands, searched: searched, results: results, map: map).html(),
+            map: map.map { HomePage.Map(tiles: $0.tilesURL, attribution: $0.attribution) })
     }
 
     /// The venues found, from the search index in memory, each with its week at the hour asked
@@ -167,39 +162,6 @@ struct PagesController: Sendable {
         return calendar.nextDate(after: date, matching: components, matchingPolicy: .nextTime) ?? date
     }
 
-    static func result(_ hit: VenueFinder.Hit, cell: LoudnessReads.Cell?, showDistance: Bool) -> [String: Any] {
-        var result: [String: Any] = [
-            "name": hit.venue.name,
-            "latitude": String(format: "%.5f", hit.venue.latitude),
-            "longitude": String(format: "%.5f", hit.venue.longitude),
-            "href": "/venues/\(hit.venue.externalID)",
-            "address": hit.venue.address ?? "",
-            "hasAddress": hit.venue.address != nil,
-        ]
-        if showDistance { result["distance"] = PlainWords.distance(hit.distanceMetres) }
-        if let cell {
-            result["cell"] = cellObject(cell)
-        } else if let overall = hit.overall {
-            result["overall"] = [
-                "words": PlainWords.level(label: overall.label), "level": PlainWords.decibels(overall.levelDB),
-            ]
-        }
-        return result
-    }
-
-    static func cellObject(_ cell: LoudnessReads.Cell) -> [String: Any] {
-        [
-            "words": PlainWords.level(label: cell.label),
-            "level": PlainWords.decibels(cell.levelDB),
-            "label": cell.label,
-            "when": "\(PlainWords.dayNames[cell.localHour.weekday - 1]) \(PlainWords.hour(cell.localHour.hour))",
-            "conversation": PlainWords.conversation(PlainWords.conversationBand(cell)),
-            "estimated": cell.estimated,
-            "checkins": cell.checkins,
-            "confidence": cell.confidence,
-        ]
-    }
-
     // MARK: A venue
 
     @Sendable func venue(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -215,7 +177,7 @@ struct PagesController: Sendable {
                 guard var object = try await venueObject(externalID: externalID, bands: bands, report: nil) else {
                     return notFound(request)
                 }
-                object["alternativesError"] = "Choose a day from the list and an hour from 00:00 to 23:00."
+                object.alternativesError = "Choose a day from the list and an hour from 00:00 to 23:00."
                 return renderer.page(
                     "venue", object, status: .unprocessableContent, to: request, cacheControl: "no-store")
             }
@@ -242,98 +204,23 @@ struct PagesController: Sendable {
     private func venueObject(
         externalID: String, bands: Bands, report: (form: PageReportForm, errors: [String: String])?,
         at chosen: LocalHour? = nil
-    ) async throws -> [String: Any]? {
+    ) async throws -> VenuePage? {
         async let alternativesNow =
             chosen == nil
             ? finder.alternatives(
                 externalID: externalID, at: Date(), radiusMetres: Self.radiusMetres, limit: 5, bands: bands) : nil
         guard let sheet = try await loudness.sheet(externalID: externalID, bands: bands) else { return nil }
-        let grid = sheet.grid
-        let venue = grid.venue
-        let checkins = sheet.checkins
-        let chart = WeekChart(cells: grid.cells, bands: bands)
-        let overall = LoudnessReads.overall(grid.cells, bands: bands)
         var found = try await alternativesNow
         if let chosen {
             found = try await finder.alternatives(
-                externalID: externalID, at: Self.next(chosen, of: venue, after: Date()),
+                externalID: externalID, at: Self.next(chosen, of: sheet.grid.venue, after: Date()),
                 radiusMetres: Self.radiusMetres, limit: 5, bands: bands)
         }
-        let measured = grid.cells.filter { !$0.estimated }.count
-        let estimated = grid.cells.count - measured
-        let description =
-            overall.map {
-                "\(venue.name): usually \($0.label) (\(PlainWords.decibels($0.levelDB))), from \(checkins) check-ins."
-            }
-            ?? "\(venue.name): not measured yet."
-        var object: [String: Any] = [
-            "title": venue.name,
-            "ogDescription": description,
-            "href": "/venues/\(venue.externalID)",
-            "svgHref": "/venues/\(venue.externalID)/week.svg",
-            "reportHref": "/venues/\(venue.externalID)/report",
-            "measureHref": "/measure?venue=\(venue.externalID)",
-            "name": venue.name,
-            "address": venue.address ?? "",
-            "hasAddress": venue.address != nil,
-            "category": venue.category ?? "",
-            "hasCategory": venue.category != nil,
-            "checkins": checkins,
-            "measuredCells": measured,
-            "estimatedCells": estimated,
-            "hasEstimates": estimated > 0,
-            "hasCells": !grid.cells.isEmpty,
-            "svg": chart.svg(title: "\(venue.name): level by weekday and hour, venue-local time"),
-            "days": PlainWords.dayNames.map { ["day": $0] },
-            "rows": chart.rows.map { row in
-                [
-                    "hour": row.hour,
-                    "days": row.days.map {
-                        ["text": $0.text, "estimated": $0.estimated, "empty": $0.empty, "colour": $0.colourClass]
-                    },
-                ] as [String: Any]
-            },
-            "quietest": chart.quietest.map { ["text": $0] },
-            "hasQuietest": !chart.quietest.isEmpty,
-            "character": Self.character(grid.cells),
-            "hasCharacter": !Self.character(grid.cells).isEmpty,
-            "feelings": [
-                ["value": "louder", "text": "Louder than shown"], ["value": "quieter", "text": "Quieter than shown"],
-                ["value": "about right", "text": "About right"],
-            ].map { feeling -> [String: Any] in
-                var entry: [String: Any] = feeling
-                entry["checked"] = report?.form.felt == feeling["value"]
-                entry["id"] = "felt-" + (feeling["value"] ?? "").replacingOccurrences(of: " ", with: "-")
-                return entry
-            },
-            "comment": report?.form.comment ?? "",
-            "reportErrors": (report?.errors ?? [:]).sorted { $0.key < $1.key }.map { ["text": $0.value] },
-            "hasReportErrors": !(report?.errors.isEmpty ?? true),
-        ]
-        if let overall {
-            object["overall"] = [
-                "words": PlainWords.level(label: overall.label), "level": PlainWords.decibels(overall.levelDB),
-            ]
-        }
-        if let own = found?.cell { object[chosen == nil ? "now" : "then"] = Self.cellObject(own) }
-        object["alternatives"] = (found?.hits ?? []).map { hit -> [String: Any] in
-            var result = Self.result(hit, cell: hit.cell, showDistance: true)
-            if let chosen {
-                result["href"] = "/venues/\(hit.venue.externalID)?day=\(chosen.weekday)&hour=\(chosen.hour)"
-            }
-            return result
-        }
-        object["hasAlternatives"] = !(found?.hits.isEmpty ?? true)
-        object["hasOwnCell"] = found?.cell != nil
-        object["alternativesWhen"] =
-            chosen.map { "on \(PlainWords.dayNames[$0.weekday - 1]) at \(PlainWords.hour($0.hour))" } ?? "now"
-        object["alternativeDays"] = PlainWords.dayOptions(selected: chosen?.weekday)
-        object["alternativeHours"] = PlainWords.hourOptions(selected: chosen?.hour)
-        return object
+        return VenuePage(sheet: sheet, bands: bands, found: found, chosen: chosen, report: report)
     }
 
     /// The sound character where known: the classes heard most, over the hours that have one.
-    static func character(_ cells: [LoudnessReads.Cell]) -> [[String: Any]] {
+    static func character(_ cells: [LoudnessReads.Cell]) -> [PageText] {
         var hours: [SoundClass: Int] = [:]
         for cell in cells {
             guard let character = cell.character, let top = character.shares.max(by: { $0.value < $1.value }) else {
@@ -342,7 +229,7 @@ struct PagesController: Sendable {
             hours[top.key, default: 0] += 1
         }
         return hours.sorted { ($1.value, $0.key.rawValue) < ($0.value, $1.key.rawValue) }.map {
-            ["text": "\(PlainWords.soundClass($0.key)): mostly, in \($0.value) hour\($0.value == 1 ? "" : "s")"]
+            PageText(text: "\(PlainWords.soundClass($0.key)): mostly, in \($0.value) hour\($0.value == 1 ? "" : "s")")
         }
     }
 
@@ -376,34 +263,28 @@ struct PagesController: Sendable {
             guard let value = Int(raw), Self.measureSeconds.contains(value) else {
                 return renderer.page(
                     "error",
-                    ["title": "Measure here", "message": "“seconds” must be a whole number from 10 to 300."],
+                    ErrorPage(title: "Measure here", message: "“seconds” must be a whole number from 10 to 300."),
                     status: .unprocessableContent, to: request, cacheControl: "no-store")
             }
             testSeconds = value
         }
         let chosen = testSeconds ?? Self.measureLengths[0]
-        var lengths = Self.measureLengths.map { seconds -> [String: Any] in
-            [
-                "value": seconds, "name": "\(seconds / 60) minute\(seconds == 60 ? "" : "s")",
-                "selected": seconds == chosen,
-            ]
+        var lengths = Self.measureLengths.map { seconds in
+            PageOption(
+                value: seconds, name: "\(seconds / 60) minute\(seconds == 60 ? "" : "s")", selected: seconds == chosen)
         }
         if let testSeconds, !Self.measureLengths.contains(testSeconds) {
-            lengths.insert(["value": testSeconds, "name": "\(testSeconds) seconds", "selected": true], at: 0)
+            lengths.insert(PageOption(value: testSeconds, name: "\(testSeconds) seconds", selected: true), at: 0)
         }
-        var object: [String: Any] = [
-            "title": "Measure here", "seconds": chosen, "lengths": lengths, "testSeconds": testSeconds ?? false,
-        ]
+        var object = MeasurePage(seconds: chosen, lengths: lengths, testSeconds: testSeconds)
         if let raw = query["venue"] {
             guard let id = Self.venueID(raw) else { return notFound(request) }
             let bands = try await cache.currentBands()
             guard let sheet = try await loudness.sheet(externalID: id, bands: bands) else { return notFound(request) }
             let venue = sheet.grid.venue
-            object["title"] = "Measure at \(venue.name)"
-            object["venue"] = [
-                "id": venue.externalID, "name": venue.name, "address": venue.address ?? "",
-                "hasAddress": venue.address != nil,
-            ]
+            object.title = "Measure at \(venue.name)"
+            object.venue = .init(
+                id: venue.externalID, name: venue.name, address: venue.address ?? "", hasAddress: venue.address != nil)
         }
         return renderer.page("measure", object, to: request, cacheControl: "no-store")
     }
@@ -418,8 +299,7 @@ struct PagesController: Sendable {
         switch try await reports.submit(form, context: context) {
         case .received:
             return renderer.page(
-                "report", ["title": "Thank you", "href": "/venues/\(externalID)"], to: request, cacheControl: "no-store"
-            )
+                "report", ReportThanksPage(href: "/venues/\(externalID)"), to: request, cacheControl: "no-store")
         case .invalid(let errors):
             let bands = try await cache.currentBands()
             guard let object = try await venueObject(externalID: externalID, bands: bands, report: (form, errors))
@@ -427,7 +307,7 @@ struct PagesController: Sendable {
             return renderer.page("venue", object, status: .unprocessableContent, to: request, cacheControl: "no-store")
         case .tooMany(let detail):
             return renderer.page(
-                "error", ["title": "Too many reports", "message": "Too many reports from here: \(detail)."],
+                "error", ErrorPage(title: "Too many reports", message: "Too many reports from here: \(detail)."),
                 status: .tooManyRequests, to: request, cacheControl: "no-store")
         case .unknownVenue:
             return notFound(request)
@@ -436,7 +316,8 @@ struct PagesController: Sendable {
 
     func notFound(_ request: Request) -> Response {
         renderer.page(
-            "error", ["title": "Not found", "message": "There is no such venue here."], status: .notFound, to: request,
+            "error", ErrorPage(title: "Not found", message: "There is no such venue here."), status: .notFound,
+            to: request,
             cacheControl: "no-store")
     }
 

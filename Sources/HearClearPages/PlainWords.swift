@@ -37,15 +37,15 @@ enum PlainWords {
     static func hour(_ hour: Int) -> String { hour < 10 ? "0\(hour):00" : "\(hour):00" }
 
     /// The options of a day `<select>` (ISO weekdays, Monday 1), `selected` marked.
-    static func dayOptions(selected: Int?) -> [[String: Any]] {
+    static func dayOptions(selected: Int?) -> [PageOption] {
         dayNames.enumerated().map { index, name in
-            ["value": index + 1, "name": name, "selected": selected == index + 1]
+            PageOption(value: index + 1, name: name, selected: selected == index + 1)
         }
     }
 
     /// The options of an hour `<select>` (0–23 as `HH:00`), `selected` marked.
-    static func hourOptions(selected: Int?) -> [[String: Any]] {
-        (0..<24).map { value in ["value": value, "name": hour(value), "selected": selected == value] }
+    static func hourOptions(selected: Int?) -> [PageOption] {
+        (0..<24).map { value in PageOption(value: value, name: hour(value), selected: selected == value) }
     }
 
     /// `72.4 dB`.
