@@ -13,7 +13,7 @@ SOUND_CHARACTER_DIR ?= $(or $(TMPDIR),/tmp)/hearclear-sound-character
 # Where scripts/sound-character/real.py keeps the Debian packages it fetches and the real set it cuts.
 SOUND_CHARACTER_REAL_DIR ?= $(or $(TMPDIR),/tmp)/hearclear-sound-real
 
-.PHONY: deps deps-run build release run demo demo-check test test-under-load contract proxy-check pages-browser generate sound-character sound-character-real format loadtest ingest-ceiling bench-peer sample-bytes container-check function-lengths module-dependencies typed-pages clean
+.PHONY: deps deps-run build release run demo demo-check test test-under-load contract proxy-check pages-browser generate sound-character sound-character-real format loadtest ingest-ceiling bench-peer sample-bytes container-check function-lengths module-dependencies typed-pages engine-door clean
 
 # Everything: what serving needs and the test tools (chromium, stress-ng, wrk, sox, espeak-ng, nginx, the
 # Python of the tests). `make run`, `build` and `release` install only what serving needs.
@@ -38,7 +38,7 @@ run: build
 demo: build
 	DEMO_DIR=$(DEMO_DIR) PORT=$(PORT) ./scripts/demo.sh $(ARGS)
 
-test: deps function-lengths module-dependencies typed-pages
+test: deps function-lengths module-dependencies typed-pages engine-door
 	$(SWIFT) build --build-tests
 	SWIFT=$(SWIFT) ./scripts/generate-client.sh --build
 	$(SWIFT) test --skip-build
@@ -122,6 +122,11 @@ module-dependencies:
 # does, never `[String: Any]` dictionaries (part of `make test`).
 typed-pages:
 	@! grep -rn '\[String: Any\]' Sources/HearClearPages || { echo "typed-pages: a page's context is a dictionary; give it a type in PageModels.swift" >&2; exit 1; }
+
+# The commands reach storage only through the engine: `hearclear` and HearClearCLI never import
+# the Store (part of `make test`).
+engine-door:
+	@! grep -rlE '^import HearClearStore' Sources/hearclear Sources/HearClearCLI || { echo "engine-door: a command imports the Store; give the engine the operation it needs" >&2; exit 1; }
 
 # Needs a server running (`make run` in another terminal, or a release build for real numbers).
 loadtest: release

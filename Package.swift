@@ -212,11 +212,9 @@ let package = Package(
             dependencies: [
                 "HearClearEngine",
                 "HearClearModel",
-                "HearClearStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -232,7 +230,6 @@ let package = Package(
                 "HearClearModel",
                 "HearClearServer",
                 "AudioMetering",
-                "HearClearStore",
                 "LoudnessCore",
                 "AudioClassification",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -242,7 +239,6 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),

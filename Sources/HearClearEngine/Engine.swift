@@ -103,6 +103,9 @@ public struct Engine: Sendable {
         return converted
     }
 
+    /// Check-ins judged again from the start, here (`hearclear recompute`).
+    public func recomputation() -> Recomputation { Recomputation(client: client, logger: logger) }
+
     /// Whether the database is there, up to date, slow or gone (`/ready`).
     public func readiness(migrations: Migrations) -> DatabaseReadiness {
         DatabaseReadiness(

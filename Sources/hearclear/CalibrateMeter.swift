@@ -3,7 +3,6 @@ import Foundation
 import HearClearCLI
 import HearClearEngine
 import HearClearModel
-import HearClearStore
 
 /// `hearclear calibrate meter`: a phone model's offset from a check-in recorded beside a sound
 /// level meter.

@@ -3,7 +3,6 @@ import Foundation
 import HearClearCLI
 import HearClearEngine
 import HearClearModel
-import HearClearStore
 import LoudnessCore
 
 /// `hearclear calibrate models`: the phone models' offsets as the database holds them.

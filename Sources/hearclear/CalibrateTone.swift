@@ -3,7 +3,6 @@ import AudioMetering
 import Foundation
 import HearClearCLI
 import HearClearModel
-import HearClearStore
 
 /// `hearclear calibrate tone FILE --reference-db 94`: a phone's offset from its recording of a
 /// sound calibrator, measured here; no server, nothing written.

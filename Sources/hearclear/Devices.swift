@@ -3,7 +3,6 @@ import Foundation
 import HearClearCLI
 import HearClearEngine
 import HearClearModel
-import HearClearStore
 
 struct Devices: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

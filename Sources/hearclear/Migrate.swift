@@ -3,9 +3,7 @@ import Foundation
 import HearClearCLI
 import HearClearEngine
 import HearClearModel
-import HearClearStore
 import Logging
-import PostgresNIO
 
 struct Migrate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

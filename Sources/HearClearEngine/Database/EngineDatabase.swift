@@ -69,6 +69,44 @@ public struct EngineDatabase: Sendable {
     }
 }
 
+extension EngineDatabase {
+    /// The database of a one-shot command (`devices`, `recompute`, `migrate`, …): DATABASE_URL,
+    /// else the embedded PostgreSQL of the data directory, the one a running server holds or one
+    /// started for the duration (and stopped after). Applies the pending migrations, keys stored
+    /// device ids, then runs `body` with the engine over it and the migrations just applied. The
+    /// pool logs only errors: it warns when a query races its own start-up, noise for a command.
+    public static func session<T: Sendable>(
+        configuration: EngineConfiguration, logger: Logger, _ body: (Engine, [Int]) async throws -> T
+    ) async throws -> T {
+        let migrations = try Migration.load(from: configuration.migrationsDirectory)
+        var embedded: EmbeddedPostgres?
+        defer { embedded?.stop() }
+        let clientConfiguration: PostgresClient.Configuration
+        if let url = configuration.databaseURL {
+            clientConfiguration = try DatabaseURL.configuration(url)
+        } else if let running = EmbeddedPostgres.runningServer(dataDirectory: configuration.dataDirectory) {
+            clientConfiguration = running
+        } else {
+            let server = try EmbeddedPostgres.start(dataDirectory: configuration.dataDirectory, logger: logger)
+            embedded = server
+            clientConfiguration = server.configuration()
+        }
+        var poolLogger = logger
+        poolLogger.logLevel = .error
+        // The server's session settings too (its statements on `checkins` plan as they do there).
+        let client = PostgresClient(
+            configuration: CheckinPartitions.configured(clientConfiguration), backgroundLogger: poolLogger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            let applied = try await MigrationRunner(client: client, migrations: migrations, logger: logger).apply()
+            let engine = Engine(client: client, configuration: configuration, logger: logger)
+            try await engine.keyStoredDevices()
+            return try await body(engine, applied)
+        }
+    }
+}
+
 /// The schema's migrations (`Migrations/*.sql`) over one database: applied at start (under an
 /// advisory lock, so instances starting together apply each once), and checked by `/ready`.
 public struct Migrations: Sendable {
