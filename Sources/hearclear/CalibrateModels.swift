@@ -38,8 +38,8 @@ struct CalibrateModels: AsyncParsableCommand {
                     FileHandle.standardError.write(Data("Another instance is fitting; listing as it stands.\n".utf8))
                 }
             }
-            let models = try await engine.calibrator.calibrations.models()
-            let latest = try await engine.calibrator.calibrations.latestFit()
+            let models = try await engine.calibrator.models()
+            let latest = try await engine.calibrator.latestFit()
             if json {
                 print(try Self.json(models, latest: latest))
             } else {

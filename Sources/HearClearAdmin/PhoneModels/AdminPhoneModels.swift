@@ -41,14 +41,14 @@ struct AdminPhoneModels: AdminPageRoutes {
     ) async throws -> Response {
         let session = try context.requireSession()
         let models: [ModelCalibration]
-        if let known { models = known } else { models = try await calibrator.calibrations.models() }
+        if let known { models = known } else { models = try await calibrator.models() }
         let reference = referenceID.flatMap { id in models.lazy.flatMap(\.references).first { $0.id == id } }
         async let histories = trust.modelOffsetHistories()
         async let steps = trust.deviceSteps(limit: ModelsPage.deviceStepsShown)
         let page = ModelsPage(
             chrome: AdminChrome(session, section: .models), models: models, histories: try await histories,
             deviceSteps: try await steps,
-            fit: try await calibrator.calibrations.latestFit(), referenceOffsetDB: referenceOffsetDB, form: form,
+            fit: try await calibrator.latestFit(), referenceOffsetDB: referenceOffsetDB, form: form,
             problem: problem, notice: code.flatMap { ModelsPage.notice(for: $0, reference: reference) }
         )
         return renderer.page("models", page, status: status)
@@ -62,7 +62,7 @@ struct AdminPhoneModels: AdminPageRoutes {
     }
 
     private func knownModels() async throws -> ([ModelCalibration], Set<String>) {
-        let models = try await calibrator.calibrations.models()
+        let models = try await calibrator.models()
         return (models, Set(models.map(\.model)))
     }
 
@@ -169,7 +169,7 @@ struct AdminPhoneModels: AdminPageRoutes {
         let session = try context.requireSession()
         let text = try context.parameters.require("id")
         guard let id = Int64(text),
-            let reference = try await calibrator.calibrations.references(model: nil).first(where: { $0.id == id })
+            let reference = try await calibrator.references(model: nil).first(where: { $0.id == id })
         else {
             return try await refused(
                 context, ModelsForm(), "There is no reference calibration #\(text.prefix(20)).", status: .notFound)

@@ -50,7 +50,7 @@ public struct Aggregator: Sendable {
 
     /// Takes up to `limit` queued venues no other worker holds (not in `skipping`), oldest entry
     /// first, and re-judges them in one transaction.
-    public func processNext(limit: Int = 1, skipping: Set<Int64> = []) async throws -> AggregationQueue.Batch {
+    public func processNext(limit: Int = 1, skipping: Set<Int64> = []) async throws -> AggregationBatch {
         let (batch, judged) = try await queue.processNext(limit: limit, skipping: skipping) { claims, connection in
             try await recompute(claims, on: connection)
         }

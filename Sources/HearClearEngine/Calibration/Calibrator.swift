@@ -59,8 +59,22 @@ public struct Calibrator: Sendable {
         return applied
     }
 
-    /// The store, for reading and for admins' acts.
-    public var calibrations: CalibrationRepository { repository }
+    /// The store itself, within the package (the engine's tests and the simulator's set-up write
+    /// below the acts, which refit).
+    package var calibrations: CalibrationRepository { repository }
+
+    // MARK: - What is in force
+
+    /// Every model with check-ins, a fit, a reference or an override: its offsets and their basis.
+    public func models() async throws -> [ModelCalibration] { try await repository.models() }
+
+    /// The last crowd fit, when there has been one.
+    public func latestFit() async throws -> StoredCalibrationFit? { try await repository.latestFit() }
+
+    /// Reference calibrations, newest first (of `model`, or of every model), withdrawn ones included.
+    public func references(model: String?) async throws -> [ReferenceCalibration] {
+        try await repository.references(model: model)
+    }
 
     // MARK: - Admins' acts: each refits at once, so the offsets in force follow.
 

@@ -112,7 +112,8 @@ extension EngineDatabase {
 public struct Migrations: Sendable {
     let runner: MigrationRunner
 
-    public init(client: PostgresClient, migrations: [Migration], logger: Logger) {
+    /// `migrations` as loaded (or none): within the package only, as the Store is.
+    package init(client: PostgresClient, migrations: [Migration], logger: Logger) {
         runner = MigrationRunner(client: client, migrations: migrations, logger: logger)
     }
 

@@ -10,7 +10,8 @@ public struct DeviceDirectory: Sendable {
     /// the phone sends them.
     let key: DeviceKey
 
-    public init(devices: DeviceRepository, administration: DeviceAdministration, key: DeviceKey) {
+    /// Within the package only, as the Store is (the engine's, and the tests' test support).
+    package init(devices: DeviceRepository, administration: DeviceAdministration, key: DeviceKey) {
         self.devices = devices
         self.administration = administration
         self.key = key
@@ -32,7 +33,7 @@ public struct DeviceDirectory: Sendable {
     /// Excludes (or, with `excluded: false`, includes again) the device whose key or whole client
     /// id is `reference`; its venues are queued for re-judgement in the same transaction.
     public func setExcluded(_ reference: String, excluded: Bool, note: String? = nil) async throws
-        -> DeviceAdministration.Change
+        -> DeviceExclusionChange
     {
         try await administration.setExcluded(reference, clientID: key.keyed(reference), excluded: excluded, note: note)
     }

@@ -15,7 +15,8 @@ public struct CheckinIntake: Sendable {
     /// The key device ids are stored under; nil only where tests store fixtures' ids as they are.
     let deviceKey: DeviceKey?
 
-    public init(checkins: CheckinRepository, rule: IntakeRule, deviceKey: DeviceKey?) {
+    /// Over `checkins` (the engine's, or a test's own): within the package only, as the Store is.
+    package init(checkins: CheckinRepository, rule: IntakeRule, deviceKey: DeviceKey?) {
         self.checkins = checkins
         self.rule = rule
         self.deviceKey = deviceKey

@@ -8,7 +8,7 @@ public struct CheckinDecisions: Sendable {
     let overrides: CheckinOverrideRepository
     let aggregator: Aggregator
 
-    public init(overrides: CheckinOverrideRepository, aggregator: Aggregator) {
+    init(overrides: CheckinOverrideRepository, aggregator: Aggregator) {
         self.overrides = overrides
         self.aggregator = aggregator
     }

@@ -35,7 +35,7 @@ public struct LoudnessReads: Sendable {
     }
 
     /// - Parameter cache: the ingest cache the primary's venue store shares with ingest.
-    public init(
+    init(
         database: ReadDatabase, checkins: CheckinRepository, cache: IngestCache, referenceOffsetDB: Double,
         logger: Logger
     ) {

@@ -9,7 +9,7 @@ public struct VenueDirectory: Sendable {
     let venues: VenueRepository
     let loudness: LoudnessReads
 
-    public init(venues: VenueRepository, loudness: LoudnessReads) {
+    init(venues: VenueRepository, loudness: LoudnessReads) {
         self.venues = venues
         self.loudness = loudness
     }

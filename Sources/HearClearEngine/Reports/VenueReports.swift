@@ -46,7 +46,7 @@ public struct VenueReports: Sendable {
     /// A report names its device by the keyed id (``DeviceKey``), as check-ins do.
     let deviceKey: DeviceKey
 
-    public init(reports: ReportRepository, loudness: LoudnessReads, deviceKey: DeviceKey) {
+    init(reports: ReportRepository, loudness: LoudnessReads, deviceKey: DeviceKey) {
         self.reports = reports
         self.loudness = loudness
         self.deviceKey = deviceKey
@@ -90,7 +90,7 @@ public struct VenueReports: Sendable {
     /// An admin resolves (acted on it) or dismisses the open report.
     public func close(
         id: UUID, as status: ReportStatus, by username: String, note: String?
-    ) async throws -> ReportRepository.Closing {
+    ) async throws -> ReportClosing {
         try await reports.close(id: id, as: status, by: username, note: note)
     }
 }

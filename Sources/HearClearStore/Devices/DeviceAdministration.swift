@@ -8,14 +8,7 @@ import PostgresNIO
 /// transaction, so the aggregates follow within a second.
 public struct DeviceAdministration: Sendable {
     /// What an exclude or include did.
-    public enum Change: Sendable, Equatable {
-        /// The device changed state; `venues` were queued for recomputation.
-        case changed(key: Int64, venues: Int)
-        /// The device was already in that state; nothing was queued.
-        case unchanged(key: Int64)
-        /// No device has that key or client id.
-        case notFound
-    }
+    public typealias Change = DeviceExclusionChange
 
     let client: PostgresClient
     let logger: Logger

@@ -41,19 +41,7 @@ public struct AggregationQueue: Sendable {
     }
 
     /// What one attempt to take work found.
-    public struct Batch: Sendable, Equatable {
-        /// Venues processed, their entries removed, oldest entry first.
-        public var processed: [Int64]
-        /// Queued venues another worker holds (or has just processed): leave them to it.
-        public var busy: [Int64]
-        /// Nothing (else) is queued.
-        public var isEmpty: Bool { processed.isEmpty && busy.isEmpty }
-
-        public init(processed: [Int64] = [], busy: [Int64] = []) {
-            self.processed = processed
-            self.busy = busy
-        }
-    }
+    public typealias Batch = AggregationBatch
 
     /// Thrown by ``processNext(limit:skipping:_:)`` when the work for a batch failed; the
     /// transaction was rolled back, so its venues stay queued.

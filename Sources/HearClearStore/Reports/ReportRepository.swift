@@ -92,12 +92,7 @@ public struct ReportRepository: Sendable {
     }
 
     /// What closing a report did.
-    public enum Closing: Sendable, Equatable {
-        case closed(StoredReport)
-        /// It was already resolved or dismissed: nothing changed.
-        case alreadyClosed(StoredReport)
-        case notFound
-    }
+    public typealias Closing = ReportClosing
 
     /// Resolves or dismisses an open report (`status` must not be `open`), recording who, when
     /// and why. A report already closed is left as it is.

@@ -82,7 +82,7 @@ enum DatabaseFigures {
     /// found one).
     static func modelStep(engine: Engine, truth: SimulationTruth) async throws -> [String] {
         guard let model = truth.scenarios?.modelStepModel else { return [] }
-        let models = try await engine.calibrator.calibrations.models()
+        let models = try await engine.calibrator.models()
         guard let found = models.first(where: { $0.model == model }) else { return ["\(model): not fitted"] }
         return [
             "\(model): in force \(found.inForce.map { String(format: "%+.2f dB (%@)", $0.offsetDB, $0.source.rawValue) } ?? "none")"

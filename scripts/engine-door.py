@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Checks that the engine is the one door to storage (docs/ARCHITECTURE.md, "Modules"):
+
+1. the `hearclear` commands and HearClearCLI import no HearClearStore (as the server, the admin and
+   the pages import none);
+2. no public symbol of HearClearEngine names a type of HearClearStore: its public declarations, read
+   from the symbol graph of `swift package dump-symbol-graph --minimum-access-level public`, hold
+   no type identifier of that module (`package` declarations, which tests and the simulator within
+   the package may use, are not public and not read).
+
+Prints each offence and exits 1 when there is one. Part of `make test` (after the build; the
+symbol graph takes about 30 s more); alone: `make engine-door`.
+
+Usage: scripts/engine-door.py [--root DIR] [--symbol-graphs DIR (already dumped)]
+"""
+
+import argparse
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+COMMANDS = ["Sources/hearclear", "Sources/HearClearCLI"]
+IMPORT_STORE = re.compile(r"^\s*(?:@\w+\s+)*import\s+HearClearStore\b", re.M)
+# A Swift USR names its module by length and name: `s:14HearClearStore17CheckinRepositoryV`.
+STORE_TYPE = "s:14HearClearStore"
+
+
+def store_imports(root):
+    for folder in COMMANDS:
+        for path in sorted(glob.glob(os.path.join(root, folder, "**", "*.swift"), recursive=True)):
+            with open(path, encoding="utf-8") as f:
+                if IMPORT_STORE.search(f.read()):
+                    yield os.path.relpath(path, root)
+
+
+def public_store_names(graphs):
+    with open(os.path.join(graphs, "HearClearEngine.symbols.json"), encoding="utf-8") as f:
+        graph = json.load(f)
+    for symbol in graph["symbols"]:
+        if symbol.get("accessLevel") not in ("public", "open"):
+            continue
+        named = sorted({fragment["spelling"] for fragment in symbol.get("declarationFragments", [])
+                        if fragment.get("preciseIdentifier", "").startswith(STORE_TYPE)})
+        if named:
+            yield ".".join(symbol["pathComponents"]), named
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--root", default=os.path.join(os.path.dirname(__file__), ".."))
+    parser.add_argument("--symbol-graphs", help="a folder of symbol graphs already dumped")
+    args = parser.parse_args()
+    root = os.path.abspath(args.root)
+    problems = [f"{path} imports HearClearStore: give the engine the operation it needs"
+                for path in store_imports(root)]
+    graphs = args.symbol_graphs
+    if not graphs:
+        swift = os.environ.get("SWIFT", "swift")
+        out = subprocess.run([swift, "package", "dump-symbol-graph", "--minimum-access-level", "public"],
+                             cwd=root, capture_output=True, text=True)
+        if out.returncode != 0:
+            print(out.stdout + out.stderr, file=sys.stderr)
+            print("engine door: swift package dump-symbol-graph failed", file=sys.stderr)
+            return 1
+        found = re.search(r"Files written to (\S+)", out.stdout + out.stderr)
+        graphs = found.group(1) if found else os.path.join(root, ".build", "symbolgraph")
+    problems += [f"HearClearEngine's public {name} names the Store's {', '.join(types)}"
+                 for name, types in public_store_names(graphs)]
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if problems:
+        print(f"engine door: {len(problems)} offence(s) (docs/ARCHITECTURE.md, \"Modules\")", file=sys.stderr)
+        return 1
+    print("engine door: the commands import no Store, and the engine's public interface names none of its types")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
