@@ -40,6 +40,7 @@ public struct Administration: Sendable {
 public struct AdminSessions: Sendable {
     let repository: AdminSessionRepository
 
+    /// Stores a new session for `username` that ends after `lifetimeSeconds`; returns it.
     public func create(
         tokenSHA256: Data, username: String, csrfToken: String, lifetimeSeconds: Int, remoteAddress: String?
     ) async throws -> AdminSession {
@@ -53,10 +54,12 @@ public struct AdminSessions: Sendable {
         try await repository.find(tokenSHA256: tokenSHA256)
     }
 
+    /// Ends the session with this token hash (logging out), on every instance at once.
     public func delete(tokenSHA256: Data) async throws {
         try await repository.delete(tokenSHA256: tokenSHA256)
     }
 
+    /// Removes the sessions that have expired (called at each login).
     public func purgeExpired() async throws {
         try await repository.purgeExpired()
     }
@@ -66,12 +69,14 @@ public struct AdminSessions: Sendable {
 public struct AdminAudit: Sendable {
     let log: AdminAuditLog
 
+    /// Adds an entry: who (`username`) did what (`action`), to what and with which detail.
     public func record(username: String, action: String, subject: String? = nil, detail: String? = nil)
         async throws
     {
         try await log.record(username: username, action: action, subject: subject, detail: detail)
     }
 
+    /// The latest `limit` entries, newest first.
     public func recent(limit: Int) async throws -> [AdminAuditEntry] {
         try await log.recent(limit: limit)
     }
@@ -80,6 +85,7 @@ public struct AdminAudit: Sendable {
 /// Exponential backoff of admin logins per key (`ip:…`, `user:…`), shared by every server
 /// instance; the rule is `AdminLoginThrottle`'s in the Store, which keeps the counts.
 public struct LoginThrottle: Sendable {
+    /// Whether an attempt may go ahead, or how long until the key may try again.
     public enum Decision: Sendable, Equatable {
         case allowed
         case blocked(retryAfterSeconds: Int)
@@ -105,14 +111,19 @@ public struct LoginThrottle: Sendable {
 public struct AdminOverviewReads: Sendable {
     let repository: AdminOverviewRepository
 
+    /// Counts over the whole database, and check-ins by status.
     public func totals() async throws -> AdminOverview.Totals { try await repository.totals() }
+    /// The aggregation queue: its entries, their venues and when the oldest was queued.
     public func queue() async throws -> AdminOverview.Queue { try await repository.queue() }
+    /// The venues with the newest check-ins.
     public func recentVenues(limit: Int) async throws -> [AdminOverview.RecentVenue] {
         try await repository.recentVenues(limit: limit)
     }
+    /// The devices seen most recently, newest first.
     public func recentDevices(limit: Int) async throws -> [AdminOverview.RecentDevice] {
         try await repository.recentDevices(limit: limit)
     }
+    /// The check-ins received most recently, with their venue, device and status.
     public func recentCheckins(limit: Int) async throws -> [AdminOverview.RecentCheckin] {
         try await repository.recentCheckins(limit: limit)
     }
@@ -122,12 +133,15 @@ public struct AdminOverviewReads: Sendable {
 public struct AdminVenueReads: Sendable {
     let repository: AdminVenueRepository
 
+    /// Venues, newest activity first; with `search`, those whose name contains it or id starts with it.
     public func list(search: String?, limit: Int, offset: Int) async throws -> [AdminVenueRow] {
         try await repository.list(search: search, limit: limit, offset: offset)
     }
+    /// When the venue last saw a check-in; nil when it has none.
     public func lastCheckinAt(venueID: Int64) async throws -> Date? {
         try await repository.lastCheckinAt(venueID: venueID)
     }
+    /// The venue's check-ins, newest first.
     public func checkins(venueID: Int64, limit: Int, offset: Int) async throws -> [AdminVenueCheckinRow] {
         try await repository.checkins(venueID: venueID, limit: limit, offset: offset)
     }
@@ -141,13 +155,17 @@ public struct AdminVenueReads: Sendable {
 public struct AdminReportReads: Sendable {
     let repository: AdminReportRepository
 
+    /// Reports newest first, all or only those of `status`.
     public func list(status: ReportStatus?, limit: Int, offset: Int) async throws -> [AdminReportRow] {
         try await repository.list(status: status, limit: limit, offset: offset)
     }
+    /// The venue's open reports, newest first.
     public func open(venueID: Int64, limit: Int) async throws -> [AdminReportRow] {
         try await repository.open(venueID: venueID, limit: limit)
     }
+    /// How many reports are open.
     public func openCount() async throws -> Int { try await repository.openCount() }
+    /// Cells whose open "quieter"/"louder" reports come from at least `minimumDevices` devices.
     public func disputedCells(minimumDevices: Int, limit: Int) async throws -> [AdminDisputedCell] {
         try await repository.disputedCells(minimumDevices: minimumDevices, limit: limit)
     }
@@ -157,6 +175,7 @@ public struct AdminReportReads: Sendable {
 public struct AdminDeviceReads: Sendable {
     let repository: AdminDeviceRepository
 
+    /// Devices, most recently seen first; with `excludedOnly`, only the excluded ones.
     public func list(excludedOnly: Bool, limit: Int, offset: Int) async throws -> [AdminDeviceRow] {
         try await repository.list(excludedOnly: excludedOnly, limit: limit, offset: offset)
     }
@@ -167,8 +186,11 @@ public struct AdminDeviceReads: Sendable {
 public struct BandSettings: Sendable {
     let repository: BandRepository
 
+    /// The bands in force, lowest first.
     public func current() async throws -> [StoredBand] { try await repository.current() }
+    /// Replaces every band at once; the next answers of v1, v2 and the admin label with them.
     public func replace(with bands: [StoredBand]) async throws { try await repository.replace(with: bands) }
+    /// How many cells have each stored level (dBFS): what a preview of a band change labels.
     public func cellLevelCounts() async throws -> [(levelDBFS: Double, cells: Int)] {
         try await repository.cellLevelCounts()
     }
@@ -202,15 +224,19 @@ public struct AdminTrustReads: Sendable {
     public func decideCampaign(id: Int64, exclude: Bool, username: String) async throws -> AdminCampaignDecision {
         try await repository.decideCampaign(id: id, exclude: exclude, username: username)
     }
+    /// The offsets in force at the check-in's time, piece by piece; nil for no such check-in.
     public func checkinOffsets(checkinID: UUID) async throws -> AdminCheckinOffsets? {
         try await repository.checkinOffsets(checkinID: checkinID)
     }
+    /// Every model's offset in force with its step and its OS versions' offsets, by model.
     public func modelOffsetHistories() async throws -> [String: AdminModelOffsetHistory] {
         try await repository.modelOffsetHistories()
     }
+    /// Devices whose readings stepped, most recently detected first.
     public func deviceSteps(limit: Int) async throws -> [AdminDeviceStep] {
         try await repository.deviceSteps(limit: limit)
     }
+    /// These devices' trust by key; a device without a row is absent (the floor applies).
     public func trust(deviceKeys: [Int64]) async throws -> [Int64: Double] {
         try await repository.trust(deviceKeys: deviceKeys)
     }

@@ -10,6 +10,7 @@ public actor StartupGate {
     private var waiters: [Int: CheckedContinuation<Bool, Never>] = [:]
     private var nextWaiter = 0
 
+    /// A gate waiting to be opened, or open from the start with `open: true`.
     public init(open: Bool = false) {
         state = open ? .open : .waiting
     }

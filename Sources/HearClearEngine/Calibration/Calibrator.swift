@@ -18,6 +18,7 @@ public struct Calibrator: Sendable {
 
     static let fits = Counter(label: "hearclear_calibration_fits_total")
 
+    /// Fits over `client`'s database; model offsets are taken relative to `referenceOffsetDB`.
     public init(
         client: PostgresClient, referenceOffsetDB: Double, logger: Logger, fitter: CrowdFitOverTime = CrowdFitOverTime()
     ) {
@@ -116,6 +117,7 @@ public struct Calibrator: Sendable {
         public var result: MeterComparison.Result
     }
 
+    /// Why a check-in could not be compared with a meter's log.
     public enum MeterCalibrationError: Error, Equatable, Sendable, CustomStringConvertible {
         case unknownCheckin
         case noModel

@@ -8,6 +8,7 @@ public enum MeterCSV {
     /// Most rows (a day of seconds).
     public static let maximumRows = 86_400
 
+    /// A log not in the accepted form: the line at fault and why.
     public struct Failure: Error, Equatable, Sendable, CustomStringConvertible {
         public var line: Int
         public var reason: String

@@ -10,6 +10,7 @@ import Logging
 /// help; `hearclear.data.dir` is `--data-dir` and `HEARCLEAR_DATA_DIR`, `database.url` is
 /// `--database-url` and `DATABASE_URL`.
 public struct EngineConfiguration: Sendable {
+    /// How log lines are written (`--log-format`): plain text, or one JSON object per line.
     public enum LogFormat: String, Sendable, CaseIterable {
         case text, json
     }
@@ -70,6 +71,7 @@ public struct EngineConfiguration: Sendable {
     /// before the database is called slow (``DatabaseReadiness``).
     public var readinessLimit: Duration = .seconds(5)
 
+    /// Every setting at its default.
     public init() {}
 
     /// This configuration with its ``deviceKey``: the one given, else from `--device-key`, else
@@ -92,6 +94,7 @@ public struct EngineConfiguration: Sendable {
         return resolved
     }
 
+    /// The settings as `reader` gives them, checked: a value out of range or unknown throws.
     public init(reader: ConfigReader) throws {
         self.init()
         dataDirectory = reader.string(EngineSettings.dataDirectory)!

@@ -6,6 +6,7 @@ import Foundation
 /// (`--max-distance-metres`), the environment variable (`HEARCLEAR_MAX_DISTANCE_METRES`), the
 /// configuration's default and the README's table of settings are all made from it.
 public struct Setting: Sendable, Hashable {
+    /// The kind of value a setting takes: what a value given for it is checked against.
     public enum Kind: String, Sendable {
         /// Any text (a rate `20/h`, a list `10.0.0.0/8,::1`, a URL).
         case text
@@ -27,6 +28,7 @@ public struct Setting: Sendable, Hashable {
     /// Kept out of logs and debug output (passwords, URLs with credentials).
     public let isSecret: Bool
 
+    /// Declares a setting: its key, kind, default as written, how that is shown, secrecy and help.
     public init(
         _ key: String, _ kind: Kind, default defaultValue: String?, shown shownDefault: String? = nil,
         secret isSecret: Bool = false, help: String

@@ -38,6 +38,7 @@ public func withTimeout<T: Sendable>(_ limit: Duration, _ body: @Sendable @escap
     }
 }
 
+/// What ``withTimeout(_:_:)`` throws when `limit` has passed without an answer.
 public struct TimeoutError: Error, CustomStringConvertible {
     public let limit: Duration
     public var description: String { "no answer within \(limit)" }

@@ -11,6 +11,7 @@ public final class DatabaseOutage: Sendable {
     private let down = Atomic<Bool>(false)
     private let ends = Atomic<Int>(0)
 
+    /// No outage known yet: the database is taken to answer until something fails.
     public init() {}
 
     /// Whether `error` says the database cannot be reached (rather than that a query was wrong):
@@ -66,6 +67,7 @@ public final class DatabaseOutage: Sendable {
 
 /// A request refused without trying the database, because it is known to be away.
 public struct DatabaseUnavailable: Error, CustomStringConvertible {
+    /// The refusal a request throws instead of trying the database.
     public init() {}
     public var description: String { "the database is away" }
 }

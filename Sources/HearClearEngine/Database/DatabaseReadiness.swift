@@ -11,6 +11,7 @@ import PostgresNIO
 /// outage and closes the gate; anything else that answers, or no answer yet, is `slow`, and the
 /// gate stays as it is.
 public struct DatabaseReadiness: Sendable {
+    /// What the check found: ready, migrations pending, slow, or unreachable (with why).
     public enum State: Sendable, Equatable {
         case ready
         case migrationsPending
@@ -29,6 +30,7 @@ public struct DatabaseReadiness: Sendable {
     /// How long the direct probe may take, connecting included.
     let probeLimit: Duration
 
+    /// Asks through `migrations`' pool, and `endpoint` directly when that takes over `limit`.
     public init(
         migrations: Migrations, endpoint: DatabaseEndpoint?, outage: DatabaseOutage, limit: Duration,
         probeLimit: Duration? = nil
@@ -92,6 +94,7 @@ public struct DatabaseEndpoint: Sendable {
     let password: String?
     let database: String?
 
+    /// Where a client configuration connects; nil without a socket path or a host and port.
     public init?(_ configuration: PostgresClient.Configuration) {
         if let path = configuration.unixSocketPath {
             address = .unixSocket(path: path)

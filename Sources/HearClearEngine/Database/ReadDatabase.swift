@@ -32,6 +32,7 @@ public final class ReadDatabase: Service, Sendable {
 
     private let state = Mutex(State())
 
+    /// Reads go to `replica` while it answers, else to `primary`; it is watched every `interval`.
     public init(
         primary: PostgresClient, replica: PostgresClient?, logger: Logger, interval: Duration = .milliseconds(100),
         replicaTimeout: Duration = .seconds(2)

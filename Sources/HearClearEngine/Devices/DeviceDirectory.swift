@@ -20,6 +20,7 @@ public struct DeviceDirectory: Sendable {
     /// The form a device id is stored, limited and shown (shortened) in.
     public func keyed(_ deviceID: String) -> String { key.keyed(deviceID) }
 
+    /// Whether a device with this id (as the phone sends it) is registered.
     public func exists(clientID: String) async throws -> Bool {
         try await devices.exists(clientID: key.keyed(clientID))
     }

@@ -16,6 +16,7 @@ public struct DeviceReport: Sendable, Equatable {
     public let excluded: Bool
     public let bias: DeviceBias
 
+    /// A stored device as admins see it: the id shortened, the bias against the crowd computed.
     public init(_ summary: DeviceSummary) {
         key = summary.key
         shortID = DeviceIdentity.shortened(summary.clientID)

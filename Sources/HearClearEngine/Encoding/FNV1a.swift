@@ -2,6 +2,7 @@
 /// (Swift's `Hasher` is seeded per process), for keys that must mean the same everywhere, such
 /// as a search cursor's parameters or a simulated city's hidden cells. Not for secrets.
 public enum FNV1a {
+    /// The hash of `text`'s UTF-8 bytes.
     public static func hash(_ text: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in text.utf8 {

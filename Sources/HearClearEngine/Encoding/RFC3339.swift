@@ -3,6 +3,7 @@ import Foundation
 /// RFC 3339 timestamps (`2026-11-21T21:03:04+11:00`, `…04.250Z`), parsed by hand: the ingest
 /// path reads hundreds per check-in and Foundation's formatters are far slower.
 public enum RFC3339 {
+    /// A parsed timestamp: the instant, and the UTC offset it was written with.
     public struct Timestamp: Sendable, Equatable {
         /// Seconds since 1970-01-01T00:00:00Z.
         public var secondsSince1970: Double
@@ -116,6 +117,7 @@ public enum RFC3339 {
         bytes.append(UInt8(ascii: "Z"))
     }
 
+    /// Days in `month` (1–12) of `year`, by the Gregorian leap-year rule.
     public static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28

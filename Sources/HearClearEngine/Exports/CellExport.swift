@@ -18,6 +18,7 @@ public struct CellExporter: Sendable {
     let loudness: LoudnessReads
     public let license: DataLicense
 
+    /// An exporter reading `engine`'s database, under its configured licence.
     public init(engine: Engine) {
         exports = ExportRepository(client: engine.client, logger: engine.logger)
         loudness = engine.loudness
@@ -85,6 +86,7 @@ public struct DataLicense: Sendable, Equatable, Encodable {
     /// The Open Database License 1.0, the default.
     public static let odbl = DataLicense(name: "ODbL-1.0", url: "https://opendatacommons.org/licenses/odbl/1-0/")
 
+    /// A licence as given, unchecked (``configured(name:url:)`` checks settings).
     public init(name: String, url: String) {
         self.name = name
         self.url = url

@@ -5,6 +5,7 @@ import AudioMetering
 /// file's format, what became of its trailing partial second, and what kind of sound it holds
 /// (`character`). The body of `POST /api/v2/meter` and of `hearclear meter --json`.
 public struct MeterReport: Encodable, Sendable {
+    /// One second's levels, in a check-in sample's shape.
     public struct Sample: Encodable, Sendable {
         /// RFC 3339 time of the second's start; only when the recording's start is known.
         public var t: String?
@@ -28,6 +29,7 @@ public struct MeterReport: Encodable, Sendable {
     /// `AudioMetering.SoundCharacterRules`, each with its reason and the features behind it, and a
     /// summary.
     public struct Character: Encodable, Sendable {
+        /// What a window's label was decided from: its level and its spectral features.
         public struct Features: Encodable, Sendable {
             /// The window's LAeq, dBFS.
             public var laeq: Double
@@ -64,6 +66,7 @@ public struct MeterReport: Encodable, Sendable {
             public var score: Double
         }
 
+        /// One window of the recording: where it is, its label, why, and the evidence behind it.
         public struct Window: Encodable, Sendable {
             /// First second of the window, from the start of the file.
             public var offset: Int
@@ -102,6 +105,7 @@ public struct MeterReport: Encodable, Sendable {
         }
     }
 
+    /// The file's format as libsndfile read it: name, encoding, rate, channels and length.
     public struct Format: Encodable, Sendable {
         /// libsndfile's names, e.g. "WAV (Microsoft)" and "Signed 16 bit PCM".
         public var name: String
@@ -112,6 +116,7 @@ public struct MeterReport: Encodable, Sendable {
         public var durationSeconds: Double
     }
 
+    /// The audio after the last whole second: how long it is, and whether it was metered.
     public struct TrailingPartialSecond: Encodable, Sendable {
         /// `none`, `included` or `dropped`.
         public var handling: String

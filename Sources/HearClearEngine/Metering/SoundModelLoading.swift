@@ -17,6 +17,7 @@ public enum SoundModelLoading {
     /// here (the tests build hundreds), loaded once.
     private static let loaded = Mutex<[String: AudioSetModel]>([:])
 
+    /// The model `setting` says to use; nil when the spectra rules are to label recordings.
     public static func load(_ setting: String?, resources: String, logger: Logger) throws -> AudioSetModel? {
         if setting == "off" {
             logger.info("sound character by the spectra rules (--sound-model off)")

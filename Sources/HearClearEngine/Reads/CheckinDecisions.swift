@@ -13,6 +13,7 @@ public struct CheckinDecisions: Sendable {
         self.aggregator = aggregator
     }
 
+    /// The admin's decision standing on the check-in; nil when there is none.
     public func current(checkinID: UUID) async throws -> CheckinOverride? {
         try await overrides.find(checkinID: checkinID)
     }

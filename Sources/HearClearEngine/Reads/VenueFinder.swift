@@ -25,6 +25,7 @@ public struct VenueFinder: Sendable {
     /// Most venues compared with one for similarity. Default 500, the nearest.
     public static let similarCandidates = 500
 
+    /// Finds with `index` when it is ready, else on `database` (its replica when answering).
     public init(database: ReadDatabase, loudness: LoudnessReads, index: SearchIndex, logger: Logger) {
         self.database = database
         self.index = index
@@ -65,6 +66,7 @@ public struct VenueFinder: Sendable {
         public var limit: Int
         public var after: VenueSearchQuery.Position?
 
+        /// A search around a point; by default any level and label, nearest first, 20 a page.
         public init(
             latitude: Double, longitude: Double, radiusMetres: Double, at: Date? = nil, maxLevelDB: Double? = nil,
             labels: [String] = [], category: String? = nil, order: VenueSearchQuery.Order = .distance,
@@ -119,6 +121,7 @@ public struct VenueFinder: Sendable {
         /// The last hit of the page before: its position and its venue's name.
         public var after: (position: VenueSearchQuery.Position, name: String)?
 
+        /// A search for `prefix`, by default anywhere; with `near`, within 1 km of it; 20 a page.
         public init(
             prefix: String, near: (latitude: Double, longitude: Double)? = nil, radiusMetres: Double = 1_000,
             at: Date? = nil, category: String? = nil, limit: Int = 20,

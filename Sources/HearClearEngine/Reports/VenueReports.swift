@@ -14,6 +14,7 @@ public struct ReportSubmission: Sendable, Equatable {
     public var felt: ReportFeeling
     public var comment: String?
 
+    /// A report as received, before it is checked and stored.
     public init(
         venueExternalID: String, deviceID: String, at: Date, utcOffsetMinutes: Int, felt: ReportFeeling,
         comment: String?

@@ -27,6 +27,7 @@ public struct CheckinMonths: Sendable {
         public var month: CheckinMonth
         public var mayDrop: Bool
 
+        /// A month and whether it may be dropped now.
         public init(month: CheckinMonth, mayDrop: Bool) {
             self.month = month
             self.mayDrop = mayDrop

@@ -15,6 +15,7 @@ public struct SearchIndexService: Service {
     /// Wait before trying again after a failed read.
     var retryDelay: Duration = .seconds(1)
 
+    /// Keeps `index` true from `engine`'s primary database.
     public init(index: SearchIndex, engine: Engine) {
         self.index = index
         repository = SearchIndexRepository(client: engine.client, logger: engine.logger)

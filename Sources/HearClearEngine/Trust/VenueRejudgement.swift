@@ -29,6 +29,7 @@ public struct VenueRejudgement: Sendable {
     /// The venue's reference trust: its check-ins' device trust over their relative trust.
     public var referenceTrust: Double?
 
+    /// The judged check-in with this id; nil when the judge did not see it.
     public func checkin(id: UUID) -> Checkin? { checkins.first { $0.id == id } }
 }
 
