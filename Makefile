@@ -124,9 +124,9 @@ module-dependencies:
 typed-pages:
 	@! grep -rn '\[String: Any\]' Sources/HearClearPages || { echo "typed-pages: a page's context is a dictionary; give it a type in PageModels.swift" >&2; exit 1; }
 
-# The engine is the one door to storage: `hearclear` and HearClearCLI never import the Store, and
-# no public symbol of HearClearEngine names a Store type (its symbol graph; part of `make test`,
-# after the build).
+# The engine is the one door to storage: `hearclear` and HearClearCLI never import the Store, no
+# public symbol of HearClearEngine names a Store type, and each of its public types and functions
+# has a doc comment (its symbol graph; part of `make test`, after the build).
 engine-door:
 	SWIFT=$(SWIFT) ./scripts/engine-door.py
 

@@ -6,7 +6,10 @@
 2. no public symbol of HearClearEngine names a type of HearClearStore: its public declarations, read
    from the symbol graph of `swift package dump-symbol-graph --minimum-access-level public`, hold
    no type identifier of that module (`package` declarations, which tests and the simulator within
-   the package may use, are not public and not read).
+   the package may use, are not public and not read);
+3. every public type, function and initializer of HearClearEngine (its extensions of other
+   modules' types too) has a doc comment saying what it is for (what the compiler makes, such as
+   `hash(into:)` of a `Hashable`, aside).
 
 Prints each offence and exits 1 when there is one. Part of `make test` (after the build; the
 symbol graph takes about 30 s more); alone: `make engine-door`.
@@ -36,16 +39,32 @@ def store_imports(root):
                     yield os.path.relpath(path, root)
 
 
-def public_store_names(graphs):
-    with open(os.path.join(graphs, "HearClearEngine.symbols.json"), encoding="utf-8") as f:
-        graph = json.load(f)
-    for symbol in graph["symbols"]:
-        if symbol.get("accessLevel") not in ("public", "open"):
-            continue
+DOCUMENTED = {"swift.struct", "swift.enum", "swift.class", "swift.protocol", "swift.typealias", "swift.func",
+              "swift.method", "swift.type.method", "swift.init"}
+
+
+def public_symbols(graphs):
+    """The public symbols of HearClearEngine's graphs (its own, and its extensions of others')."""
+    for path in sorted(glob.glob(os.path.join(graphs, "HearClearEngine*.symbols.json"))):
+        with open(path, encoding="utf-8") as f:
+            for symbol in json.load(f)["symbols"]:
+                if symbol.get("accessLevel") in ("public", "open"):
+                    yield symbol
+
+
+def public_store_names(symbols):
+    for symbol in symbols:
         named = sorted({fragment["spelling"] for fragment in symbol.get("declarationFragments", [])
                         if fragment.get("preciseIdentifier", "").startswith(STORE_TYPE)})
         if named:
             yield ".".join(symbol["pathComponents"]), named
+
+
+def undocumented(symbols):
+    for symbol in symbols:
+        if (symbol["kind"]["identifier"] in DOCUMENTED and "docComment" not in symbol
+                and "::SYNTHESIZED::" not in symbol["identifier"]["precise"]):
+            yield ".".join(symbol["pathComponents"])
 
 
 def main():
@@ -67,14 +86,20 @@ def main():
             return 1
         found = re.search(r"Files written to (\S+)", out.stdout + out.stderr)
         graphs = found.group(1) if found else os.path.join(root, ".build", "symbolgraph")
+    symbols = list(public_symbols(graphs))
+    if not symbols:
+        problems.append(f"no public symbol of HearClearEngine in {graphs}")
     problems += [f"HearClearEngine's public {name} names the Store's {', '.join(types)}"
-                 for name, types in public_store_names(graphs)]
+                 for name, types in public_store_names(symbols)]
+    problems += [f"HearClearEngine's public {name} has no doc comment saying what it is for"
+                 for name in undocumented(symbols)]
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:
         print(f"engine door: {len(problems)} offence(s) (docs/ARCHITECTURE.md, \"Modules\")", file=sys.stderr)
         return 1
-    print("engine door: the commands import no Store, and the engine's public interface names none of its types")
+    print(f"engine door: the commands import no Store; the engine's {len(symbols)} public symbols name none of "
+          f"its types, and each of its types and functions says what it is for")
     return 0
 
 

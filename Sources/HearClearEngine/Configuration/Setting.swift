@@ -99,14 +99,17 @@ extension ConfigReader {
         string(forKey: ConfigKey(setting.key), isSecret: setting.isSecret) ?? setting.defaultValue
     }
 
+    /// The setting as a whole number, or its default.
     public func int(_ setting: Setting) -> Int {
         int(forKey: ConfigKey(setting.key), isSecret: setting.isSecret, default: setting.defaultInt)
     }
 
+    /// The setting as a number, or its default.
     public func double(_ setting: Setting) -> Double {
         double(forKey: ConfigKey(setting.key), isSecret: setting.isSecret, default: setting.defaultDouble)
     }
 
+    /// The setting as true or false, or its default.
     public func bool(_ setting: Setting) -> Bool {
         bool(forKey: ConfigKey(setting.key), isSecret: setting.isSecret, default: setting.defaultBool)
     }
