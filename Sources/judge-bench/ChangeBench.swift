@@ -34,13 +34,8 @@ enum ChangeBench {
         var missed = 0
         var shifts: [Double] = []
         var wrongHours = 0
-        var detector = VenueChangeDetector()
         let environment = ProcessInfo.processInfo.environment
-        if let value = environment["CHANGE_THRESHOLD"].flatMap(Double.init) { detector.threshold = value }
-        if let value = environment["CHANGE_WINDOW"].flatMap(Int.init) { detector.window = value }
-        if let value = environment["CHANGE_AFTER"].flatMap(Int.init) { detector.minimumAfter = value }
-        if let value = environment["CHANGE_MINIMUM"].flatMap(Int.init) { detector.minimumCheckins = value }
-        if let value = environment["CHANGE_SCREEN"].flatMap(Double.init) { detector.screeningThreshold = value }
+        let detector = Self.detector(environment)
         for index in 0..<venues {
             let changes = index % 2 == 1
             let checkins = pub(&random, shift: changes ? shift : 0, fromHour: fromHour)
@@ -82,6 +77,18 @@ enum ChangeBench {
                 + "early \(early), missed \(missed); check-ins since the change to detect it: median \(percentile(0.5)), "
                 + "90th percentile \(percentile(0.9)); shift estimated \(String(format: "%.2f", RobustStatistics.median(shifts) ?? .nan)) dB "
                 + "(median); hours moved wrongly \(wrongHours) (over all detected pubs)")
+    }
+
+    /// The detector with the defaults but what `CHANGE_THRESHOLD`, `CHANGE_WINDOW`, `CHANGE_AFTER`,
+    /// `CHANGE_MINIMUM` and `CHANGE_SCREEN` set.
+    static func detector(_ environment: [String: String]) -> VenueChangeDetector {
+        var detector = VenueChangeDetector()
+        if let value = environment["CHANGE_THRESHOLD"].flatMap(Double.init) { detector.threshold = value }
+        if let value = environment["CHANGE_WINDOW"].flatMap(Int.init) { detector.window = value }
+        if let value = environment["CHANGE_AFTER"].flatMap(Int.init) { detector.minimumAfter = value }
+        if let value = environment["CHANGE_MINIMUM"].flatMap(Int.init) { detector.minimumCheckins = value }
+        if let value = environment["CHANGE_SCREEN"].flatMap(Double.init) { detector.screeningThreshold = value }
+        return detector
     }
 
     /// One pub's check-ins in time order.

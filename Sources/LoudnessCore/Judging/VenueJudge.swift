@@ -91,83 +91,26 @@ public struct VenueJudge: Sendable {
     ) -> VenueJudgement {
         let prepared = checkins.map(prepare)
         let weighed = weighing(checkins, prepared: prepared, known: known, evidence: evidence)
-        var pieces: [LocalHour: [Piece]] = [:]
-        for (checkinIndex, checkin) in checkins.enumerated() where prepared[checkinIndex].usable {
-            let weight = weighed.weights[checkinIndex]
-            for (hourIndex, hour) in prepared[checkinIndex].hours.enumerated() where hour.countsInCell {
-                let level = hour.leqDBFS + checkin.modelOffsetDB + (weighed.shifts[checkinIndex][hour.localHour] ?? 0)
-                let factor = weighed.factors[checkinIndex][hour.localHour] ?? 1
-                let cell = CellCheckin(
-                    checkinID: checkin.id, deviceID: checkin.deviceID, levelDB: level,
-                    weight: weight.trust * weight.recency * factor)
-                pieces[hour.localHour, default: []].append(
-                    Piece(checkinIndex: checkinIndex, hourIndex: hourIndex, cell: cell))
-            }
-        }
-
+        var pieces = cellPieces(checkins, prepared: prepared, weighed: weighed)
         // An open campaign's check-ins are held out of everything that follows, the outlier test's
         // context included (fakes 12 dB quiet make a pocket's junk look usual), until an admin
         // dismisses it; what they move is measured at the end.
         var found = detectCampaign(pieces, checkins: checkins, ignoring: ignoringCampaignDevices)
         var held: [LocalHour: [Piece]] = [:]
-        if let campaign = found, quarantinesCampaigns {
-            let members = Set(campaign.checkins)
-            for (hour, cellPieces) in pieces where cellPieces.contains(where: { members.contains($0.cell.checkinID) }) {
-                held[hour] = cellPieces.filter { members.contains($0.cell.checkinID) }
-                let rest = cellPieces.filter { !members.contains($0.cell.checkinID) }
-                pieces[hour] = rest.isEmpty ? nil : rest
-            }
-        }
-
-        let first = CellContext.forVenue(pieces.mapValues { $0.map(\.cell) }, floorDB: estimator.scaleFloorDB)
-        let forced = Set(checkins.indices.filter { checkins[$0].forcedInclusion })
-        let hourCounts = prepared.map(\.hours.count)
-        var verdict = assess(pieces, contexts: first, forced: forced, hourCounts: hourCounts)
-        if !first.isEmpty {
-            // One reweighting step: junk inflates the first pooled scale, so judge every check-in
-            // again in the context of what the first judgement kept.
-            let kept = pieces.mapValues { $0.filter { !verdict.outliers.contains($0.checkinIndex) }.map(\.cell) }
-            let second = CellContext.forVenue(kept, floorDB: estimator.scaleFloorDB)
-            if !second.isEmpty {
-                verdict = assess(pieces, contexts: second, forced: forced, hourCounts: hourCounts)
-            }
-        }
+        if let campaign = found, quarantinesCampaigns { held = Self.hold(campaign, from: &pieces) }
+        let (first, verdict) = judged(pieces, checkins: checkins, prepared: prepared)
         let (outliers, zScores, flagged) = (verdict.outliers, verdict.zScores, verdict.flagged)
 
         let counted = pieces.mapValues { $0.filter { !outliers.contains($0.checkinIndex) } }
         let keptScale =
             first.isEmpty
             ? nil : PooledScale.withinCells(counted.keys.sorted().map { counted[$0]?.map(\.cell) ?? [] })
-        var cells: [LocalHour: CellEstimate] = [:]
-        // Where every device of a cell is little trusted (fresh ids), the venue's profile weighs
-        // in for the trust missing.
-        let trusted = counted.mapValues { kept in kept.map { weighed.weights[$0.checkinIndex].trust }.max() ?? 1 }
-        let contexts =
-            first.isEmpty || trusted.values.allSatisfy({ $0 >= 1 })
-            ? [:] : CellContext.forVenue(counted.mapValues { $0.map(\.cell) }, floorDB: estimator.scaleFloorDB)
-        func estimate(_ hour: LocalHour, _ kept: [Piece]) -> CellEstimate? {
-            // Judged already: estimated from what was kept, with no second outlier test.
-            let prior = contexts[hour].flatMap { context in
-                context.priorDB.map { ($0, context.priorWeight * (1 - (trusted[hour] ?? 1))) }
-            }
-            return estimator.estimate(
-                kept: kept.map(\.cell), of: kept.count, pooledScaleDB: keptScale, assessments: [], prior: prior)
-        }
-        for (hour, kept) in counted where !kept.isEmpty { cells[hour] = estimate(hour, kept) }
+        var cells = measuredCells(counted, keptScale: keptScale, judged: !first.isEmpty, weights: weighed.weights)
         if var campaign = found {
             measure(&campaign, held: held, counted: counted, keptScale: keptScale)
             found = campaign
         }
-
-        var characters: [LocalHour: CellCharacter] = [:]
-        for (hour, kept) in counted where cells[hour] != nil {
-            let pieces = kept.compactMap { piece in
-                prepared[piece.checkinIndex].hours[piece.hourIndex].character.map {
-                    (piece: $0, modelOffsetDB: checkins[piece.checkinIndex].modelOffsetDB)
-                }
-            }
-            if let character = CellCharacter.pooled(pieces) { characters[hour] = character }
-        }
+        let characters = pooledCharacters(counted, cells: cells, checkins: checkins, prepared: prepared)
 
         let residuals = residualsByPiece(checkins: checkins, prepared: prepared, counted: counted)
         let judgements = checkins.indices.map { index in
@@ -188,7 +131,107 @@ public struct VenueJudge: Sendable {
         venue.campaign = found
         venue.changes = weighed.regime?.changes ?? []
         venue.changeEvidence = weighed.regime?.evidence ?? []
-        venue.weights = weighed.weights.indices.map { index in
+        venue.weights = Self.weights(weighed)
+        return venue
+    }
+
+    /// Every usable check-in's hours that count in a cell, by cell: each at its level (model
+    /// offset and change shift applied) and weight (trust × recency × change factor).
+    private func cellPieces(
+        _ checkins: [VenueCheckin], prepared: [Prepared], weighed: Weighing
+    ) -> [LocalHour: [Piece]] {
+        var pieces: [LocalHour: [Piece]] = [:]
+        for (checkinIndex, checkin) in checkins.enumerated() where prepared[checkinIndex].usable {
+            let weight = weighed.weights[checkinIndex]
+            for (hourIndex, hour) in prepared[checkinIndex].hours.enumerated() where hour.countsInCell {
+                let level = hour.leqDBFS + checkin.modelOffsetDB + (weighed.shifts[checkinIndex][hour.localHour] ?? 0)
+                let factor = weighed.factors[checkinIndex][hour.localHour] ?? 1
+                let cell = CellCheckin(
+                    checkinID: checkin.id, deviceID: checkin.deviceID, levelDB: level,
+                    weight: weight.trust * weight.recency * factor)
+                pieces[hour.localHour, default: []].append(
+                    Piece(checkinIndex: checkinIndex, hourIndex: hourIndex, cell: cell))
+            }
+        }
+        return pieces
+    }
+
+    /// Takes `campaign`'s check-ins out of `pieces`; what was taken, by cell.
+    private static func hold(_ campaign: Campaign, from pieces: inout [LocalHour: [Piece]]) -> [LocalHour: [Piece]] {
+        var held: [LocalHour: [Piece]] = [:]
+        let members = Set(campaign.checkins)
+        for (hour, cellPieces) in pieces where cellPieces.contains(where: { members.contains($0.cell.checkinID) }) {
+            held[hour] = cellPieces.filter { members.contains($0.cell.checkinID) }
+            let rest = cellPieces.filter { !members.contains($0.cell.checkinID) }
+            pieces[hour] = rest.isEmpty ? nil : rest
+        }
+        return held
+    }
+
+    /// The cell test of every piece in the venue's context, then once more in the context of what
+    /// the first test kept; the first contexts (empty: nothing to judge) and the verdict.
+    private func judged(
+        _ pieces: [LocalHour: [Piece]], checkins: [VenueCheckin], prepared: [Prepared]
+    ) -> (first: [LocalHour: CellContext], verdict: Verdict) {
+        let first = CellContext.forVenue(pieces.mapValues { $0.map(\.cell) }, floorDB: estimator.scaleFloorDB)
+        let forced = Set(checkins.indices.filter { checkins[$0].forcedInclusion })
+        let hourCounts = prepared.map(\.hours.count)
+        var verdict = assess(pieces, contexts: first, forced: forced, hourCounts: hourCounts)
+        if !first.isEmpty {
+            // One reweighting step: junk inflates the first pooled scale, so judge every check-in
+            // again in the context of what the first judgement kept.
+            let kept = pieces.mapValues { $0.filter { !verdict.outliers.contains($0.checkinIndex) }.map(\.cell) }
+            let second = CellContext.forVenue(kept, floorDB: estimator.scaleFloorDB)
+            if !second.isEmpty {
+                verdict = assess(pieces, contexts: second, forced: forced, hourCounts: hourCounts)
+            }
+        }
+        return (first, verdict)
+    }
+
+    /// The cells measured from what the test kept (`judged`: the venue had pieces to judge).
+    private func measuredCells(
+        _ counted: [LocalHour: [Piece]], keptScale: Double?, judged: Bool, weights: [CheckinWeight]
+    ) -> [LocalHour: CellEstimate] {
+        var cells: [LocalHour: CellEstimate] = [:]
+        // Where every device of a cell is little trusted (fresh ids), the venue's profile weighs
+        // in for the trust missing.
+        let trusted = counted.mapValues { kept in kept.map { weights[$0.checkinIndex].trust }.max() ?? 1 }
+        let contexts =
+            !judged || trusted.values.allSatisfy({ $0 >= 1 })
+            ? [:] : CellContext.forVenue(counted.mapValues { $0.map(\.cell) }, floorDB: estimator.scaleFloorDB)
+        func estimate(_ hour: LocalHour, _ kept: [Piece]) -> CellEstimate? {
+            // Judged already: estimated from what was kept, with no second outlier test.
+            let prior = contexts[hour].flatMap { context in
+                context.priorDB.map { ($0, context.priorWeight * (1 - (trusted[hour] ?? 1))) }
+            }
+            return estimator.estimate(
+                kept: kept.map(\.cell), of: kept.count, pooledScaleDB: keptScale, assessments: [], prior: prior)
+        }
+        for (hour, kept) in counted where !kept.isEmpty { cells[hour] = estimate(hour, kept) }
+        return cells
+    }
+
+    /// Each measured cell's sound character, pooled from the kept pieces that have one.
+    private func pooledCharacters(
+        _ counted: [LocalHour: [Piece]], cells: [LocalHour: CellEstimate], checkins: [VenueCheckin],
+        prepared: [Prepared]
+    ) -> [LocalHour: CellCharacter] {
+        var characters: [LocalHour: CellCharacter] = [:]
+        for (hour, kept) in counted where cells[hour] != nil {
+            let pieces = kept.compactMap { piece in
+                prepared[piece.checkinIndex].hours[piece.hourIndex].character.map {
+                    (piece: $0, modelOffsetDB: checkins[piece.checkinIndex].modelOffsetDB)
+                }
+            }
+            if let character = CellCharacter.pooled(pieces) { characters[hour] = character }
+        }
+        return characters
+    }
+
+    /// What each check-in weighed, with its change factor (its smallest) and its first hour's shift.
+    private static func weights(_ weighed: Weighing) -> [CheckinWeight] {
+        weighed.weights.indices.map { index in
             var weight = weighed.weights[index]
             let factors = weighed.factors[index].values
             weight.change = factors.min() ?? 1
@@ -197,7 +240,6 @@ public struct VenueJudge: Sendable {
                 weighed.shifts[index].sorted { $0.key.cellIndex < $1.key.cellIndex }.first { $0.value != 0 }?.value ?? 0
             return weight
         }
-        return venue
     }
 
     /// The venue's campaign, if any (``CampaignDetector``), among all its usable pieces, measured

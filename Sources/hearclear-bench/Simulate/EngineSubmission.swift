@@ -18,6 +18,16 @@ enum EngineSubmission {
         var reportsFiled = 0
         var reportsAlreadyThere = 0
 
+        /// Counts one check-in's answer: stored, already there, or refused (with why).
+        mutating func count(_ result: IngestOutcome?, refusal: String?) {
+            switch result {
+            case .created: stored += 1
+            case .duplicate: duplicates += 1
+            case .conflict(let id): refusals.append("\(id): another check-in has this id")
+            case nil: refusals.append(refusal ?? "?")
+            }
+        }
+
         var summary: String {
             String(
                 format: "stored %d check-ins (%d already there, %d refused) in %.1f s (%.0f a second); "
@@ -35,9 +45,43 @@ enum EngineSubmission {
         _ city: SimulatedCity, reports: [SimulatedReport] = [], database: ServerOptions, concurrency: Int
     ) async throws -> Outcome {
         let venues = Dictionary(uniqueKeysWithValues: city.venues.map { ($0.id, $0) })
-        // The first check-in of each UTC month goes alone: storing it makes its month's partition
-        // of `checkins` ("Check-ins by month"), and two ingests making partitions at once were
-        // seen to deadlock (40P01). The rest then go `concurrency` at a time.
+        let (firsts, rest) = monthsFirst(city)
+        return try await DatabaseSession.run(database) { engine, _ in
+            var outcome = Outcome()
+            let started = ContinuousClock.now
+            let progress = ProgressBar(total: city.checkins.count, label: "check-ins")
+            var done = 0
+            func record(_ result: IngestOutcome?, _ refusal: String?) {
+                done += 1
+                progress.update(done)
+                outcome.count(result, refusal: refusal)
+            }
+            func store(_ index: Int) throws -> Storing {
+                let planned = city.checkins[index]
+                guard let venue = venues[planned.truth.venue] else {
+                    throw SimulationError("unknown venue \(planned.truth.venue)")
+                }
+                return storing(try submission(planned, venue: venue), id: planned.truth.id, engine: engine)
+            }
+            for index in firsts {
+                let (result, refusal) = try await store(index)()
+                record(result, refusal)
+            }
+            try await inParallel(rest, concurrency: concurrency, store: store, record: record)
+            progress.finish(done)
+            outcome.intake = started.duration(to: .now)
+            let judging = ContinuousClock.now
+            outcome.venuesJudged = try await drain(engine)
+            outcome.judging = judging.duration(to: .now)
+            try await file(reports, engine: engine, into: &outcome)
+            return outcome
+        }
+    }
+
+    /// The order check-ins are stored in: the first check-in of each UTC month alone, first (storing
+    /// it makes its month's partition of `checkins`, "Check-ins by month", and two ingests making
+    /// partitions at once were seen to deadlock, 40P01); the rest then go several at a time.
+    private static func monthsFirst(_ city: SimulatedCity) -> (firsts: [Int], rest: [Int]) {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(secondsFromGMT: 0)!
         var months: Set<DateComponents> = []
@@ -50,73 +94,58 @@ enum EngineSubmission {
                 rest.append(index)
             }
         }
-        return try await DatabaseSession.run(database) { engine, _ in
-            var outcome = Outcome()
-            let started = ContinuousClock.now
-            let progress = ProgressBar(total: city.checkins.count, label: "check-ins")
-            var done = 0
-            func record(_ result: IngestOutcome?, _ refusal: String?) {
-                done += 1
-                progress.update(done)
-                switch result {
-                case .created: outcome.stored += 1
-                case .duplicate: outcome.duplicates += 1
-                case .conflict(let id): outcome.refusals.append("\(id): another check-in has this id")
-                case nil: outcome.refusals.append(refusal ?? "?")
-                }
+        return (firsts, rest)
+    }
+
+    /// Storing one check-in: what the intake answered, or the refusal in words.
+    private typealias Storing = @Sendable () async throws -> (IngestOutcome?, String?)
+
+    /// Stores `submission` through the engine's intake when called.
+    private static func storing(_ submission: CheckinSubmission, id: String, engine: Engine) -> Storing {
+        {
+            do {
+                return (try await engine.intake.submit(submission), nil)
+            } catch let error as IngestError {
+                return (nil, "\(id): \(error)")
+            } catch {
+                // The database's own errors hide their detail from `description`.
+                throw SimulationError("check-in \(id): \(String(reflecting: error))")
             }
-            func store(_ index: Int) throws -> @Sendable () async throws -> (IngestOutcome?, String?) {
-                let planned = city.checkins[index]
-                guard let venue = venues[planned.truth.venue] else {
-                    throw SimulationError("unknown venue \(planned.truth.venue)")
-                }
-                let submission = try submission(planned, venue: venue)
-                let id = planned.truth.id
-                return {
-                    do {
-                        return (try await engine.intake.submit(submission), nil)
-                    } catch let error as IngestError {
-                        return (nil, "\(id): \(error)")
-                    } catch {
-                        // The database's own errors hide their detail from `description`.
-                        throw SimulationError("check-in \(id): \(String(reflecting: error))")
-                    }
-                }
+        }
+    }
+
+    /// Stores the check-ins `indexes` name, `concurrency` at a time, recording each answer as it comes.
+    private static func inParallel(
+        _ indexes: [Int], concurrency: Int, store: (Int) throws -> Storing,
+        record: (IngestOutcome?, String?) -> Void
+    ) async throws {
+        try await withThrowingTaskGroup(of: (IngestOutcome?, String?).self) { group in
+            var next = 0
+            func schedule() throws {
+                guard next < indexes.count else { return }
+                let task = try store(indexes[next])
+                next += 1
+                group.addTask { try await task() }
             }
-            for index in firsts {
-                let (result, refusal) = try await store(index)()
+            for _ in 0..<concurrency { try schedule() }
+            while let (result, refusal) = try await group.next() {
                 record(result, refusal)
+                try schedule()
             }
-            try await withThrowingTaskGroup(of: (IngestOutcome?, String?).self) { group in
-                var next = 0
-                func schedule() throws {
-                    guard next < rest.count else { return }
-                    let task = try store(rest[next])
-                    next += 1
-                    group.addTask { try await task() }
-                }
-                for _ in 0..<concurrency { try schedule() }
-                while let (result, refusal) = try await group.next() {
-                    record(result, refusal)
-                    try schedule()
-                }
+        }
+    }
+
+    /// Files `reports` through the engine, as the API would, counting them into `outcome`.
+    private static func file(_ reports: [SimulatedReport], engine: Engine, into outcome: inout Outcome) async throws {
+        for report in reports {
+            let submission = ReportSubmission(
+                venueExternalID: report.venue, deviceID: report.device, at: report.at, utcOffsetMinutes: 0,
+                felt: report.felt, comment: report.comment)
+            switch try await engine.reports.submit(submission, bands: engine.loudness.currentBands) {
+            case .created: outcome.reportsFiled += 1
+            case .duplicate, .conflict: outcome.reportsAlreadyThere += 1
+            case .unknownVenue: throw SimulationError("report about unknown venue \(report.venue)")
             }
-            progress.finish(done)
-            outcome.intake = started.duration(to: .now)
-            let judging = ContinuousClock.now
-            outcome.venuesJudged = try await drain(engine)
-            outcome.judging = judging.duration(to: .now)
-            for report in reports {
-                let submission = ReportSubmission(
-                    venueExternalID: report.venue, deviceID: report.device, at: report.at, utcOffsetMinutes: 0,
-                    felt: report.felt, comment: report.comment)
-                switch try await engine.reports.submit(submission, bands: engine.loudness.currentBands) {
-                case .created: outcome.reportsFiled += 1
-                case .duplicate, .conflict: outcome.reportsAlreadyThere += 1
-                case .unknownVenue: throw SimulationError("report about unknown venue \(report.venue)")
-                }
-            }
-            return outcome
         }
     }
 

@@ -264,19 +264,29 @@ struct Simulate: AsyncParsableCommand {
             return
         }
         if engine {
-            let started = ContinuousClock.now
-            let outcome = try await EngineSubmission.submit(
-                city, reports: city.reports(count: reports, seed: seed), database: database, concurrency: concurrency)
-            try truthFile.write(truth)
-            print(outcome.summary)
-            print(String(format: "the engine path took %.1f s in all", started.duration(to: .now).seconds))
-            print("truth written to \(truth)")
-            if referenceModels > 0 { try await calibrate(city.models.prefix(referenceModels)) }
-            if let first = outcome.refusals.first { print("first refusal: \(first)") }
-            print("serve the same --data-dir and evaluate with: hearclear-bench simulate --evaluate \(truth) --url URL")
-            return
+            try await submitThroughEngine(city, truthFile: truthFile)
+        } else if let client {
+            try await send(city, truthFile: truthFile, to: client)
         }
-        guard let client else { return }
+    }
+
+    /// `--engine`: stores and judges the city here, then writes its truth.
+    private func submitThroughEngine(_ city: SimulatedCity, truthFile: SimulationTruth) async throws {
+        let started = ContinuousClock.now
+        let outcome = try await EngineSubmission.submit(
+            city, reports: city.reports(count: reports, seed: seed), database: database, concurrency: concurrency)
+        try truthFile.write(truth)
+        print(outcome.summary)
+        print(String(format: "the engine path took %.1f s in all", started.duration(to: .now).seconds))
+        print("truth written to \(truth)")
+        if referenceModels > 0 { try await calibrate(city.models.prefix(referenceModels)) }
+        if let first = outcome.refusals.first { print("first refusal: \(first)") }
+        print("serve the same --data-dir and evaluate with: hearclear-bench simulate --evaluate \(truth) --url URL")
+    }
+
+    /// Through the API: sends the city's check-ins `concurrency` at a time, waits until the last
+    /// is judged, then writes its truth.
+    private func send(_ city: SimulatedCity, truthFile: SimulationTruth, to client: SimulationClient) async throws {
         let started = ContinuousClock.now
         let progress = ProgressBar(total: city.checkins.count, label: "check-ins")
         var sent = 0

@@ -16,19 +16,7 @@ extension SimulatedCity {
         _ scenarios: inout SimulationScenarios, seed: UInt64, days: Int, contamination: Double, now: Date
     ) -> [String] {
         var notes: [String] = []
-        // Venues that change.
-        if scenarios.changesVenues {
-            let at = now.addingTimeInterval(-scenarios.changeDaysAgo * Self.day)
-            scenarios.changeAt = at
-            for venue in venues {
-                var draw = SplitMix64(seed: seed ^ FNV1a.hash("\(venue.id)|change"))
-                if draw.unit() < scenarios.changeShare {
-                    changes[venue.id] = SimulationTruth.VenueChange(
-                        at: at, db: scenarios.changeDB, hours: scenarios.changeHours ?? Array(0..<24))
-                }
-            }
-            notes.append("venues that change: \(changes.keys.sorted().joined(separator: ", "))")
-        }
+        if scenarios.changesVenues { notes.append(changeVenues(&scenarios, seed: seed, now: now)) }
         // Every phone's start (ageing).
         let firstDay = now.addingTimeInterval(-Double(days + 1) * Self.day)
         if scenarios.ages {
@@ -37,61 +25,9 @@ extension SimulatedCity {
                 devices[index].startDate = Self.startDate(before: firstDay, draw: &draw)
             }
         }
-        // A model's step.
-        if scenarios.stepsModel {
-            let counts = Dictionary(grouping: checkins, by: \.model).mapValues(\.count)
-            let model =
-                scenarios.modelStepModel
-                ?? counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.first?.key
-            scenarios.modelStepModel = model
-            scenarios.modelStepAt = now.addingTimeInterval(-scenarios.modelStepDaysAgo * Self.day)
-            if let model {
-                scenarios.modelStepOSBefore = SimulatedOS.of(model: model)
-                scenarios.modelStepOSAfter = SimulatedOS.of(model: model).updated
-                notes.append(
-                    "model \(model) steps: \(counts[model] ?? 0) of its check-ins in the city, "
-                        + "\(devices.count { $0.model == model }) phones")
-            }
-        }
-        // Phones that step.
-        if scenarios.stepsDevices {
-            let at = now.addingTimeInterval(-scenarios.deviceStepDaysAgo * Self.day)
-            scenarios.deviceStepAt = at
-            let fullScale = Set(devices.filter(\.fullScale).map(\.id))
-            let after = Dictionary(grouping: checkins.filter { $0.start >= at && !fullScale.contains($0.truth.device) })
-            {
-                $0.truth.device
-            }
-            var candidates = after.filter { $0.value.count >= 3 }.keys.sorted()
-            var random = SplitMix64(seed: seed ^ 0x4445_5653_5445_50)  // "DEVSTEP"
-            Self.shuffle(&candidates, random: &random)
-            let chosen = Set(candidates.prefix(scenarios.deviceSteps))
-            for index in devices.indices where chosen.contains(devices[index].id) {
-                devices[index].stepDB = scenarios.deviceStepDB
-                devices[index].stepAt = at
-            }
-            scenarios.steppedDevices = chosen.sorted()
-            if chosen.count < scenarios.deviceSteps {
-                notes.append(
-                    "only \(chosen.count) phone(s) have ≥ 3 check-ins after the step: \(chosen.count) step, "
-                        + "not \(scenarios.deviceSteps)")
-            }
-        }
-        // The city's own check-ins: the room's change, the phone's drift, the system it reports.
-        let deviceIndex = Dictionary(uniqueKeysWithValues: devices.enumerated().map { ($1.id, $0) })
-        for index in checkins.indices {
-            let planned = checkins[index]
-            let device = deviceIndex[planned.truth.device].map { devices[$0] } ?? planned.device
-            var room = 0.0
-            if let change = changes[planned.truth.venue] {
-                checkins[index].truth.afterChange = planned.start >= change.at
-                if change.applies(hour: planned.truth.hour, at: planned.start) { room = change.db }
-            }
-            let drift = Self.drift(of: device, at: planned.start, scenarios: scenarios)
-            checkins[index].truth.phoneOffsetDB = device.biasDB + drift
-            checkins[index].os = Self.os(of: device.model, at: planned.start, scenarios: scenarios)
-            checkins[index].shift(by: room + drift)
-        }
+        if scenarios.stepsModel { notes.append(contentsOf: stepModel(&scenarios, now: now)) }
+        if scenarios.stepsDevices { notes.append(contentsOf: stepDevices(&scenarios, seed: seed, now: now)) }
+        shiftOwnCheckins(scenarios)
         // Additions copy the city's own check-ins' places and hours, in time order.
         let base = checkins.sorted { ($0.start, $0.truth.id) < ($1.start, $1.truth.id) }
         if scenarios.fakes {
@@ -107,6 +43,82 @@ extension SimulatedCity {
         }
         self.scenarios = scenarios
         return notes
+    }
+
+    /// Venues that change: each with a draw under the share changes `changeDaysAgo` days ago; the
+    /// note naming them.
+    private mutating func changeVenues(_ scenarios: inout SimulationScenarios, seed: UInt64, now: Date) -> String {
+        let at = now.addingTimeInterval(-scenarios.changeDaysAgo * Self.day)
+        scenarios.changeAt = at
+        for venue in venues {
+            var draw = SplitMix64(seed: seed ^ FNV1a.hash("\(venue.id)|change"))
+            if draw.unit() < scenarios.changeShare {
+                changes[venue.id] = SimulationTruth.VenueChange(
+                    at: at, db: scenarios.changeDB, hours: scenarios.changeHours ?? Array(0..<24))
+            }
+        }
+        return "venues that change: \(changes.keys.sorted().joined(separator: ", "))"
+    }
+
+    /// A model's step: the model asked for, else the one with the most check-ins, steps with its
+    /// OS update `modelStepDaysAgo` days ago.
+    private mutating func stepModel(_ scenarios: inout SimulationScenarios, now: Date) -> [String] {
+        let counts = Dictionary(grouping: checkins, by: \.model).mapValues(\.count)
+        let model =
+            scenarios.modelStepModel
+            ?? counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.first?.key
+        scenarios.modelStepModel = model
+        scenarios.modelStepAt = now.addingTimeInterval(-scenarios.modelStepDaysAgo * Self.day)
+        guard let model else { return [] }
+        scenarios.modelStepOSBefore = SimulatedOS.of(model: model)
+        scenarios.modelStepOSAfter = SimulatedOS.of(model: model).updated
+        return [
+            "model \(model) steps: \(counts[model] ?? 0) of its check-ins in the city, "
+                + "\(devices.count { $0.model == model }) phones"
+        ]
+    }
+
+    /// Phones that step: `deviceSteps` drawn among those with ≥ 3 check-ins after the step (never an
+    /// always-full-scale one); a note when fewer qualify.
+    private mutating func stepDevices(_ scenarios: inout SimulationScenarios, seed: UInt64, now: Date) -> [String] {
+        let at = now.addingTimeInterval(-scenarios.deviceStepDaysAgo * Self.day)
+        scenarios.deviceStepAt = at
+        let fullScale = Set(devices.filter(\.fullScale).map(\.id))
+        let after = Dictionary(grouping: checkins.filter { $0.start >= at && !fullScale.contains($0.truth.device) }) {
+            $0.truth.device
+        }
+        var candidates = after.filter { $0.value.count >= 3 }.keys.sorted()
+        var random = SplitMix64(seed: seed ^ 0x4445_5653_5445_50)  // "DEVSTEP"
+        Self.shuffle(&candidates, random: &random)
+        let chosen = Set(candidates.prefix(scenarios.deviceSteps))
+        for index in devices.indices where chosen.contains(devices[index].id) {
+            devices[index].stepDB = scenarios.deviceStepDB
+            devices[index].stepAt = at
+        }
+        scenarios.steppedDevices = chosen.sorted()
+        guard chosen.count < scenarios.deviceSteps else { return [] }
+        return [
+            "only \(chosen.count) phone(s) have ≥ 3 check-ins after the step: \(chosen.count) step, "
+                + "not \(scenarios.deviceSteps)"
+        ]
+    }
+
+    /// The city's own check-ins: the room's change, the phone's drift, the system it reports.
+    private mutating func shiftOwnCheckins(_ scenarios: SimulationScenarios) {
+        let deviceIndex = Dictionary(uniqueKeysWithValues: devices.enumerated().map { ($1.id, $0) })
+        for index in checkins.indices {
+            let planned = checkins[index]
+            let device = deviceIndex[planned.truth.device].map { devices[$0] } ?? planned.device
+            var room = 0.0
+            if let change = changes[planned.truth.venue] {
+                checkins[index].truth.afterChange = planned.start >= change.at
+                if change.applies(hour: planned.truth.hour, at: planned.start) { room = change.db }
+            }
+            let drift = Self.drift(of: device, at: planned.start, scenarios: scenarios)
+            checkins[index].truth.phoneOffsetDB = device.biasDB + drift
+            checkins[index].os = Self.os(of: device.model, at: planned.start, scenarios: scenarios)
+            checkins[index].shift(by: room + drift)
+        }
     }
 
     /// Sorts the check-ins by start (ties by id), as a city would deliver them.

@@ -84,41 +84,50 @@ struct SimulatedCity {
                     let occasion = occasionSD > 0 ? random.normal(sd: occasionSD) : 0
                     let visits = random.poisson(rate)
                     for _ in 0..<visits {
-                        let seconds = random.int(in: 60..<241)
-                        let minute = random.int(in: 0..<(60 - (seconds + 59) / 60))
-                        guard let start = calendar.date(bySettingHour: hour, minute: minute, second: 0, of: date),
-                            case let local = clock.localHour(at: start),
-                            local.hour == hour,
-                            let trueDB = venue.trueLevelDB(weekday: local.weekday, hour: hour)
-                        else { continue }
-                        var kind: Contamination?
-                        if random.chance(contamination) {
-                            kind =
-                                !broken.isEmpty && random.chance(Self.fullScaleShare)
-                                ? .fullScale : Self.weightedKind(&random)
-                        }
-                        let device = kind == .fullScale ? random.pick(broken) : random.pick(honest)
-                        let generator = random
-                        var session = SimulatedSession.clean(
-                            trueDB: trueDB + occasion, device: device, seconds: seconds, random: &random)
-                        if let kind { session.contaminate(kind, random: &random) }
-                        var location: (Double, Double)?
-                        if random.chance(0.5) {
-                            let away = kind == .wrongVenue ? 0.02 : 0.0002
-                            location = (venue.latitude + away, venue.longitude + random.double(in: -0.0002...0.0002))
-                        }
-                        let truth = SimulationTruth.Checkin(
-                            id: Self.uuid(&random), venue: venue.id, device: device.id, weekday: local.weekday,
-                            hour: hour, contamination: kind, leqDBFS: session.leqDBFS,
-                            meanAmplitude: session.meanAmplitude, start: start)
-                        checkins.append(
-                            PlannedCheckin(
-                                truth: truth, start: start, session: session, location: location, model: device.model,
-                                roomDB: trueDB + occasion, device: device, seconds: seconds, generator: generator))
+                        let visit = Self.visit(
+                            to: venue, hour: hour, of: date, calendar: calendar, clock: clock, occasion: occasion,
+                            contamination: contamination, honest: honest, broken: broken, random: &random)
+                        if let visit { checkins.append(visit) }
                     }
                 }
             }
         }
+    }
+
+    /// One visit to `venue` at `hour` of `date`, drawn from `random`: its session (spoiled with a
+    /// chance of `contamination`), phone and place; nil when the minute drawn is not in the venue's
+    /// `hour` (a clock change) or the venue is closed then.
+    private static func visit(
+        to venue: SimulatedVenue, hour: Int, of date: Date, calendar: Calendar, clock: VenueClock, occasion: Double,
+        contamination: Double, honest: [SimulatedDevice], broken: [SimulatedDevice], random: inout SplitMix64
+    ) -> PlannedCheckin? {
+        let seconds = random.int(in: 60..<241)
+        let minute = random.int(in: 0..<(60 - (seconds + 59) / 60))
+        guard let start = calendar.date(bySettingHour: hour, minute: minute, second: 0, of: date),
+            case let local = clock.localHour(at: start),
+            local.hour == hour,
+            let trueDB = venue.trueLevelDB(weekday: local.weekday, hour: hour)
+        else { return nil }
+        var kind: Contamination?
+        if random.chance(contamination) {
+            kind = !broken.isEmpty && random.chance(fullScaleShare) ? .fullScale : weightedKind(&random)
+        }
+        let device = kind == .fullScale ? random.pick(broken) : random.pick(honest)
+        let generator = random
+        var session = SimulatedSession.clean(
+            trueDB: trueDB + occasion, device: device, seconds: seconds, random: &random)
+        if let kind { session.contaminate(kind, random: &random) }
+        var location: (Double, Double)?
+        if random.chance(0.5) {
+            let away = kind == .wrongVenue ? 0.02 : 0.0002
+            location = (venue.latitude + away, venue.longitude + random.double(in: -0.0002...0.0002))
+        }
+        let truth = SimulationTruth.Checkin(
+            id: uuid(&random), venue: venue.id, device: device.id, weekday: local.weekday, hour: hour,
+            contamination: kind, leqDBFS: session.leqDBFS, meanAmplitude: session.meanAmplitude, start: start)
+        return PlannedCheckin(
+            truth: truth, start: start, session: session, location: location, model: device.model,
+            roomDB: trueDB + occasion, device: device, seconds: seconds, generator: generator)
     }
 
     /// Leaves out every check-in of about `share` of the true cells, and of every weekday of about

@@ -33,15 +33,53 @@ struct SimulationEvaluation {
         var referenceGrids: ServedGrids?
         if let reference { referenceGrids = try await servedGrids(reference) }
         let judged = try await judgements()
+        let trueLevels = Dictionary(
+            uniqueKeysWithValues: truth.venues.flatMap { venue in
+                venue.cells.map { ("\(venue.venue.id)|\($0.weekday)|\($0.hour)", $0.trueDB) }
+            })
+        let scores = scoredCells(served: served, reference: referenceGrids, trueLevels: trueLevels, label: label)
+        let evaluated = scores.evaluated
+        var lines = methodTable(scores)
+        lines.append(contentsOf: calibrated(evaluated, served: served, label: label))
+        if let calibration { lines.append(contentsOf: try recoveredOffsets(calibration)) }
+        lines.append(contentsOf: try await estimates(grids.estimated, trueLevels: trueLevels, label: label))
+        lines.append(contentsOf: detection(judged.mapValues(\.status)))
+        if truth.scenarios != nil || compare != nil {
+            var compareGrids: ServedGrids?
+            if let compare { compareGrids = try await servedGrids(compare.client) }
+            let trust = TrustEvaluation(
+                truth: truth, evaluated: evaluated, label: label, server: grids, reference: referenceGrids,
+                compare: compareGrids.map { ($0, compare?.client.endpoint ?? "?", compare?.truth) },
+                statuses: judged.mapValues(\.status), databaseFigures: databaseFigures)
+            lines.append(contentsOf: trust.lines())
+        }
+        if worst > 0 {
+            lines.append(contentsOf: worstCells(evaluated, served: served, judged: judged, label: label))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The main table's cells and every method's score over them.
+    private struct CellScores {
+        var evaluated: [(key: String, checkins: [SimulationTruth.Checkin], trueDB: Double)]
+        /// The methods in the table's order (the server and the oracle first).
+        var methods: [MethodScore]
+        var server: MethodScore
+        var oracle: MethodScore
+        /// Whether the truth file has check-in times, so the 2013 method on the server's clock is scored.
+        var hasCheckinTimes: Bool
+    }
+
+    /// Scores every method on the cells with at least `minimumCheckins` check-ins.
+    private func scoredCells(
+        served: [String: Double], reference referenceGrids: ServedGrids?, trueLevels: [String: Double],
+        label: (Double) -> String
+    ) -> CellScores {
         let offset = truth.referenceOffsetDB
         let byCell = Dictionary(grouping: truth.checkins) { "\($0.venue)|\($0.weekday)|\($0.hour)" }
         let byLegacyCell = Dictionary(
             grouping: truth.checkins.filter { $0.start != nil }
         ) { SimulationMethods.legacyCellKey(venue: $0.venue, start: $0.start!, serverZone: legacyServerZone) }
-        let trueLevels = Dictionary(
-            uniqueKeysWithValues: truth.venues.flatMap { venue in
-                venue.cells.map { ("\(venue.venue.id)|\($0.weekday)|\($0.hour)", $0.trueDB) }
-            })
         var server = MethodScore(name: "server")
         var oracle = MethodScore(name: "oracle (median of clean)")
         var energetic = MethodScore(name: "energetic mean")
@@ -76,22 +114,31 @@ struct SimulationEvaluation {
                 today.add(cell: key, estimate: referenceGrids.measured[key], truth: trueDB, label: label)
             }
         }
-        var lines = [
-            "cells with ≥ \(Self.minimumCheckins) check-ins: \(evaluated.count) "
-                + "(a cell a method cannot answer counts as a wrong label and not in its MAE)",
-            "method                        MAE dB   labels   answered",
-        ]
         let methods =
             (byLegacyCell.isEmpty ? [server, oracle, energetic] : [server, oracle, energetic, old])
             + [oldLocal, cleanMean] + (referenceGrids == nil ? [] : [today])
-        for score in methods {
+        return CellScores(
+            evaluated: evaluated, methods: methods, server: server, oracle: oracle,
+            hasCheckinTimes: !byLegacyCell.isEmpty)
+    }
+
+    /// The main table: each method's MAE, labels and cells answered, then the server against the oracle.
+    private func methodTable(_ scores: CellScores) -> [String] {
+        let server = scores.server
+        let oracle = scores.oracle
+        var lines = [
+            "cells with ≥ \(Self.minimumCheckins) check-ins: \(scores.evaluated.count) "
+                + "(a cell a method cannot answer counts as a wrong label and not in its MAE)",
+            "method                        MAE dB   labels   answered",
+        ]
+        for score in scores.methods {
             lines.append(
                 score.name.padding(toLength: 28, withPad: " ", startingAt: 0)
                     + String(
                         format: "  %6.2f   %5.1f %%   %d/%d", score.meanAbsoluteError, score.labelShare * 100,
                         score.errors.count, score.cells))
         }
-        if byLegacyCell.isEmpty {
+        if !scores.hasCheckinTimes {
             lines.append("(this truth file has no check-in times: the 2013 method on its own clock is not shown)")
         }
         let both = Set(server.errors.keys).intersection(oracle.errors.keys)
@@ -103,23 +150,7 @@ struct SimulationEvaluation {
                     + "labels %.1f vs %.1f %% (%+.1f points)",
                 both.count, serverMAE, oracleMAE, (serverMAE / oracleMAE - 1) * 100, serverLabels * 100,
                 oracleLabels * 100, (serverLabels - oracleLabels) * 100))
-        lines.append(contentsOf: calibrated(evaluated, served: served, label: label))
-        if let calibration { lines.append(contentsOf: try recoveredOffsets(calibration)) }
-        lines.append(contentsOf: try await estimates(grids.estimated, trueLevels: trueLevels, label: label))
-        lines.append(contentsOf: detection(judged.mapValues(\.status)))
-        if truth.scenarios != nil || compare != nil {
-            var compareGrids: ServedGrids?
-            if let compare { compareGrids = try await servedGrids(compare.client) }
-            let trust = TrustEvaluation(
-                truth: truth, evaluated: evaluated, label: label, server: grids, reference: referenceGrids,
-                compare: compareGrids.map { ($0, compare?.client.endpoint ?? "?", compare?.truth) },
-                statuses: judged.mapValues(\.status), databaseFigures: databaseFigures)
-            lines.append(contentsOf: trust.lines())
-        }
-        if worst > 0 {
-            lines.append(contentsOf: worstCells(evaluated, served: served, judged: judged, label: label))
-        }
-        return lines.joined(separator: "\n")
+        return lines
     }
 
     /// The server's `worst` largest errors, each with its check-ins: kind, level, judgement.

@@ -346,6 +346,20 @@ struct TrustEvaluation {
         }
         let without = compare.grids.measured
         let reference = self.reference?.measured
+        let targets = self.targets
+        lines += errorsWithAndWithout(without, reference: reference, targets: targets, trueLevels: trueLevels)
+        if !targets.isEmpty {
+            lines += attackedVenuesMoved(without, reference: reference, targets: targets)
+        }
+        return lines
+    }
+
+    /// The MAE with and without the scenario over the cells both servers measure: the whole city
+    /// and its groups of venues, with and without each server's constant.
+    private func errorsWithAndWithout(
+        _ without: [String: Double], reference: [String: Double]?, targets: Set<String>,
+        trueLevels: [String: Double]
+    ) -> [String] {
         func errors(_ answers: [String: Double], _ keys: [String], constant: Double) -> (Double, Int) {
             let values = keys.compactMap { key in
                 answers[key].flatMap { a in trueLevels[key].map { abs(a - constant - $0) } }
@@ -356,7 +370,6 @@ struct TrustEvaluation {
             let values = steadyKeys.compactMap { key in answers[key].flatMap { a in trueLevels[key].map { a - $0 } } }
             return values.isEmpty ? 0 : values.reduce(0, +) / Double(values.count)
         }
-        let targets = self.targets
         let all = evaluated.map(\.key).filter { self.server.measured[$0] != nil && without[$0] != nil }
         let others = all.filter { !targets.contains(venue(of: $0)) }
         let changed = changes
@@ -366,6 +379,7 @@ struct TrustEvaluation {
             groups.append(("the changed venues", all.filter { changed[venue(of: $0)] != nil }))
             groups.append(("the other venues", all.filter { changed[venue(of: $0)] == nil }))
         }
+        var lines: [String] = []
         for (title, keys) in groups where !keys.isEmpty {
             let (mae, count) = errors(self.server.measured, keys, constant: 0)
             let (maeWithout, _) = errors(without, keys, constant: 0)
@@ -381,30 +395,35 @@ struct TrustEvaluation {
             }
             lines.append(line)
         }
-        if !targets.isEmpty {
-            let moved = self.server.measured.keys.filter { targets.contains(venue(of: $0)) }.compactMap { key in
-                without[key].map { abs((self.server.measured[key] ?? 0) - $0) }
+        return lines
+    }
+
+    /// How far the scenario moved the attacked venues' measured cells, against the server without it.
+    private func attackedVenuesMoved(
+        _ without: [String: Double], reference: [String: Double]?, targets: Set<String>
+    ) -> [String] {
+        let moved = self.server.measured.keys.filter { targets.contains(venue(of: $0)) }.compactMap { key in
+            without[key].map { abs((self.server.measured[key] ?? 0) - $0) }
+        }.sorted()
+        if moved.isEmpty {
+            return ["  the attacked venues: no cell measured by both"]
+        }
+        let p90 = moved[min(moved.count - 1, Int((0.9 * Double(moved.count)).rounded(.up)) - 1)]
+        var lines = [
+            String(
+                format: "  the attacked venues' measured cells (%d in both): |served − served without| "
+                    + "median %.2f, 90th percentile %.2f, max %.2f dB", moved.count,
+                RobustStatistics.median(moved) ?? .nan, p90, moved.last ?? .nan)
+        ]
+        if let reference {
+            let shifted = reference.keys.filter { targets.contains(venue(of: $0)) }.compactMap { key in
+                without[key].map { abs((reference[key] ?? 0) - $0) }
             }.sorted()
-            if moved.isEmpty {
-                lines.append("  the attacked venues: no cell measured by both")
-            } else {
-                let p90 = moved[min(moved.count - 1, Int((0.9 * Double(moved.count)).rounded(.up)) - 1)]
+            if let last = shifted.last {
                 lines.append(
                     String(
-                        format: "  the attacked venues' measured cells (%d in both): |served − served without| "
-                            + "median %.2f, 90th percentile %.2f, max %.2f dB", moved.count,
-                        RobustStatistics.median(moved) ?? .nan, p90, moved.last ?? .nan))
-                if let reference {
-                    let shifted = reference.keys.filter { targets.contains(venue(of: $0)) }.compactMap { key in
-                        without[key].map { abs((reference[key] ?? 0) - $0) }
-                    }.sorted()
-                    if let last = shifted.last {
-                        lines.append(
-                            String(
-                                format: "    today's method against the server without: median %.2f, max %.2f dB",
-                                RobustStatistics.median(shifted) ?? .nan, last))
-                    }
-                }
+                        format: "    today's method against the server without: median %.2f, max %.2f dB",
+                        RobustStatistics.median(shifted) ?? .nan, last))
             }
         }
         return lines
