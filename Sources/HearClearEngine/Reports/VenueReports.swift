@@ -38,6 +38,14 @@ public enum ReportOutcome: Sendable, Equatable {
     case unknownVenue
 }
 
+/// A report whose device id is keyed (``VenueReports/keyed(_:)``), as it is rate-limited and stored.
+public struct KeyedReport: Sendable {
+    /// The submission, its device id keyed.
+    let submission: ReportSubmission
+    /// The keyed device id: what the rate limits count.
+    public var device: String { submission.deviceID }
+}
+
 /// Reports of wrong data (docs/ARCHITECTURE.md, "Reports"): each is stored beside the cell it is
 /// about and what the server showed for it, labelled as the readers label (``LoudnessReads``);
 /// admins resolve or dismiss them.
@@ -53,13 +61,23 @@ public struct VenueReports: Sendable {
         self.deviceKey = deviceKey
     }
 
-    /// The form the device is stored and rate-limited by.
-    public func keyed(_ deviceID: String) -> String { deviceKey.keyed(deviceID) }
+    /// The report with its device id keyed, once: the form it is rate-limited and stored in.
+    public func keyed(_ submission: ReportSubmission) -> KeyedReport {
+        var submission = submission
+        submission.deviceID = deviceKey.keyed(submission.deviceID)
+        return KeyedReport(submission: submission)
+    }
+
+    /// Keys the report's device id, then stores it as a keyed report.
+    public func submit(_ submission: ReportSubmission, bands: () async throws -> Bands) async throws -> ReportOutcome {
+        try await submit(keyed(submission), bands: bands)
+    }
 
     /// Finds the cell the report is about and what the server shows for it (with `bands`, asked
     /// only when there is a cell), and stores the report with that. A report about a venue or
     /// an hour without data is kept all the same, with nothing shown.
-    public func submit(_ submission: ReportSubmission, bands: () async throws -> Bands) async throws -> ReportOutcome {
+    public func submit(_ keyed: KeyedReport, bands: () async throws -> Bands) async throws -> ReportOutcome {
+        let submission = keyed.submission
         guard
             let target = try await reports.target(
                 venueExternalID: submission.venueExternalID, at: submission.at,
@@ -71,7 +89,7 @@ public struct VenueReports: Sendable {
             shown = StoredReport.Shown(levelDB: cell.levelDB, label: cell.label, estimated: cell.estimated)
         }
         let report = NewReport(
-            venueID: target.venueID, deviceID: deviceKey.keyed(submission.deviceID), at: submission.at,
+            venueID: target.venueID, deviceID: submission.deviceID, at: submission.at,
             position: target.position,
             felt: submission.felt, comment: submission.comment, shown: shown)
         switch try await reports.insert(report) {

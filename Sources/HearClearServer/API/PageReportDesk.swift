@@ -21,8 +21,9 @@ struct ServerPageReportDesk: PageReportDesk {
             comment: form.comment)
         do {
             let submission = try ReportValidator(now: now).validate(body, venueExternalID: form.venueExternalID)
-            let outcome = try await limiter.admitReport(device: reports.keyed(submission.deviceID), context: context) {
-                try await reports.submit(submission, bands: reads.currentBands)
+            let report = reports.keyed(submission)
+            let outcome = try await limiter.admitReport(device: report.device, context: context) {
+                try await reports.submit(report, bands: reads.currentBands)
             }
             switch outcome {
             case .created:

@@ -105,9 +105,10 @@ struct LegacyController {
             let translation = try LegacyCheckinTranslator.translate(checkin, venueZone: venueZone)
             var submission = try CheckinValidator(now: Date()).validate(translation.request, source: .v1)
             submission.zoneGuessed = translation.zoneGuessed
-            let outcome = try await limiter.admitCheckin(
-                device: intake.keyed(submission.deviceID), context: context
-            ) { try await intake.accept(submission) }
+            let keyed = intake.keyed(submission)
+            let outcome = try await limiter.admitCheckin(device: keyed.device, context: context) {
+                try await UnknownVenueProblem.answering { try await intake.submit(keyed) }
+            }
             switch outcome {
             case .created, .duplicate:
                 return LegacyResponse.ok()

@@ -21,8 +21,9 @@ struct CheckinsController {
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
         let body = try await JSONBody.decode(CheckinRequest.self, from: request) { CheckinFastParser.parse($0) }
         let submission = try CheckinValidator(now: Date()).validate(body)
-        let outcome = try await limiter.admitCheckin(device: intake.keyed(submission.deviceID), context: context) {
-            try await intake.accept(submission)
+        let checkin = intake.keyed(submission)
+        let outcome = try await limiter.admitCheckin(device: checkin.device, context: context) {
+            try await UnknownVenueProblem.answering { try await intake.submit(checkin) }
         }
         switch outcome {
         case .created(let receipt):

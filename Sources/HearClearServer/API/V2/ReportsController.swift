@@ -23,8 +23,9 @@ struct ReportsController {
         let venueID = try VenuesController.venueID(context)
         let body = try await JSONBody.decode(ReportRequest.self, from: request)
         let submission = try ReportValidator(now: Date()).validate(body, venueExternalID: venueID)
-        let outcome = try await limiter.admitReport(device: reports.keyed(submission.deviceID), context: context) {
-            try await reports.submit(submission, bands: reads.currentBands)
+        let report = reports.keyed(submission)
+        let outcome = try await limiter.admitReport(device: report.device, context: context) {
+            try await reports.submit(report, bands: reads.currentBands)
         }
         switch outcome {
         case .created(let report):

@@ -2,12 +2,13 @@ import HearClearEngine
 import HearClearHTTP
 import HearClearModel
 
-extension CheckinIntake {
-    /// ``CheckinIntake/submit(_:)``, with a check-in for an unknown venue that cannot create it
-    /// answered as the 422 problem naming the fields it lacks.
-    func accept(_ submission: CheckinSubmission) async throws -> IngestOutcome {
+/// A check-in for an unknown venue that cannot create it, answered (v1 and v2 alike) as the 422
+/// problem naming the fields it lacks.
+enum UnknownVenueProblem {
+    /// `store`'s outcome, with ``IngestError/unknownVenue(externalID:)`` thrown as that problem.
+    static func answering(_ store: () async throws -> IngestOutcome) async throws -> IngestOutcome {
         do {
-            return try await submit(submission)
+            return try await store()
         } catch IngestError.unknownVenue(let externalID) {
             let detail = "is required to create venue \(externalID), which is not known yet"
             throw Problem.validation([
