@@ -51,13 +51,14 @@ public struct LoudnessReads: Sendable {
         side == .replica ? replica ?? primary : primary
     }
 
-    /// The venue, read where reads go (a venue the replica has not replayed yet, on the primary).
-    public func venue(externalID: String) async throws -> Venue? {
+    /// The venue, read where reads go (a venue the replica has not replayed yet, on the primary);
+    /// the engine's own: outside it, `VenueDirectory.find(externalID:)` is the one door.
+    func venue(externalID: String) async throws -> Venue? {
         try await database.find { [self] in try await stores($0).venues.find(externalID: externalID) }
     }
 
-    /// How many check-ins the venue has, in all.
-    public func checkinCount(venueID: Int64) async throws -> Int {
+    /// How many check-ins the venue has, in all (outside the engine: `VenueDirectory.checkinCount`).
+    func checkinCount(venueID: Int64) async throws -> Int {
         try await database.read { [self] in try await stores($0).venues.checkinCount(venueID: venueID) }
     }
 
