@@ -8,11 +8,6 @@ public struct CheckinDecisions: Sendable {
     let overrides: CheckinOverrideRepository
     let aggregator: Aggregator
 
-    init(overrides: CheckinOverrideRepository, aggregator: Aggregator) {
-        self.overrides = overrides
-        self.aggregator = aggregator
-    }
-
     /// The admin's decision standing on the check-in; nil when there is none.
     public func current(checkinID: UUID) async throws -> CheckinOverride? {
         try await overrides.find(checkinID: checkinID)

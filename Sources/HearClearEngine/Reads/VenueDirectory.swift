@@ -9,11 +9,6 @@ public struct VenueDirectory: Sendable {
     let venues: VenueRepository
     let loudness: LoudnessReads
 
-    init(venues: VenueRepository, loudness: LoudnessReads) {
-        self.venues = venues
-        self.loudness = loudness
-    }
-
     /// A venue with what its document shows beside its details.
     public struct Summary: Sendable, Equatable {
         public var venue: Venue

@@ -55,12 +55,6 @@ public struct VenueReports: Sendable {
     /// A report names its device by the keyed id (``DeviceKey``), as check-ins do.
     let deviceKey: DeviceKey
 
-    init(reports: ReportRepository, loudness: LoudnessReads, deviceKey: DeviceKey) {
-        self.reports = reports
-        self.loudness = loudness
-        self.deviceKey = deviceKey
-    }
-
     /// The report with its device id keyed, once: the form it is rate-limited and stored in.
     public func keyed(_ submission: ReportSubmission) -> KeyedReport {
         var submission = submission
