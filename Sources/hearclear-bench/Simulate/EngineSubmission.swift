@@ -150,22 +150,10 @@ enum EngineSubmission {
     }
 
     /// Judges every queued venue here, a batch at a time, until the queue is empty (venues a
-    /// running server's worker holds are left to it, and looked at again until it is done).
+    /// running server's worker holds are left to it, and looked at again until it is done), as
+    /// `hearclear recompute` does.
     static func drain(_ engine: Engine) async throws -> Int {
-        // Each venue is judged once here: nothing to remember.
-        let aggregator = Aggregator(client: engine.client, logger: engine.logger, memoryCapacity: 0)
-        var processed = 0
-        var busy: Set<Int64> = []
-        while true {
-            let batch = try await aggregator.processNext(limit: 16, skipping: busy)
-            processed += batch.processed.count
-            busy.formUnion(batch.busy)
-            if batch.isEmpty {
-                guard !busy.isEmpty else { return processed }
-                busy = []
-                try await Task.sleep(for: .milliseconds(200))
-            }
-        }
+        try await engine.recomputation().processQueued { _ in }
     }
 
     /// The submission the server's v2 validator would make of the check-in `simulate` sends: the
