@@ -20,10 +20,13 @@ struct MeterStreamingTests {
 
         let answers = try await MeterServer.withLive { client, _ in
             let port = try #require(client.port)
-            var answers: [(whole: TestResponse, chunked: StreamingUpload.Exchange)] = []
+            // Both through a bare socket that waits as long as metering takes (a loaded machine
+            // metered the 32 s WAV whole past the test client's 20 s).
+            var answers: [(whole: StreamingUpload.Exchange, chunked: StreamingUpload.Exchange)] = []
             for (audio, type) in [(wav, "audio/wav"), (flac, "audio/flac")] {
-                let whole = try await client.execute(
-                    uri: "/api/v2/meter", method: .post, headers: [.contentType: type], body: ByteBuffer(data: audio))
+                let whole = try await StreamingUpload.exchange(
+                    port: port, path: "/api/v2/meter", contentType: type, content: ByteBuffer(data: audio),
+                    chunked: false)
                 let chunked = try await StreamingUpload.exchange(
                     port: port, path: "/api/v2/meter", contentType: type, content: ByteBuffer(data: audio),
                     chunkBytes: 10_007)
@@ -33,7 +36,7 @@ struct MeterStreamingTests {
         }
 
         for (whole, chunked) in answers {
-            #expect(whole.status == .ok)
+            #expect(whole.status == 200)
             #expect(chunked.status == 200)
             #expect(chunked.body == whole.body)
         }
