@@ -53,8 +53,13 @@ struct RolledBackTests {
                     _ = try await (left, right)
                 }
             }
-            // Both committed; exactly one was rolled back (40P01) and ran a second time.
-            #expect(progress.runs.withLock { $0.sorted() } == [1, 2])
+            // Both committed (neither threw), and PostgreSQL rolled at least one back (40P01), which
+            // ran again. Usually that is one side, run twice. On a loaded machine the rerun can take
+            // its first row before the survivor, woken late, takes it: the two deadlock once more and
+            // a side runs a third time (seen in CI: runs [1, 3]), within the attempts allowed.
+            let runs = progress.runs.withLock { $0 }
+            #expect(runs.reduce(0, +) >= 3)
+            #expect(runs.allSatisfy { (1...RolledBack.attempts).contains($0) })
         }
     }
 
