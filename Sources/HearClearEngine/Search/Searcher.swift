@@ -60,7 +60,7 @@ struct Searcher {
         // With a level filter only venues with cells can pass (PostgreSQL then reads `venue_levels`).
         let lists = filter == nil ? [table.cells, table.plainCells] : [table.cells]
         // Nearest first with no level filter, a venue's hour is read only once it is on the page
-        // (``hits(_:hoursRead:)``): its level decides nothing before.
+        // (``hits(_:hoursRead:hours:)``): its level decides nothing before.
         let levelsDecide = filter != nil || byLevel
         for gridKey in table.grid.cells(touching: cap) {
             for list in lists {
@@ -90,7 +90,7 @@ struct Searcher {
         }
         let limit = max(0, query.limit)
         let page = Self.smallest(limit, of: candidates) { ($0.key, $0.distance, $0.id) < ($1.key, $1.distance, $1.id) }
-        return hits(page, hoursRead: levelsDecide)
+        return hits(page, hoursRead: levelsDecide, hours: &hours)
     }
 
     /// A venue's level as a search sees it: with `hours`, its level at its hour of the search's
@@ -137,9 +137,10 @@ struct Searcher {
         }
     }
 
-    /// The page's hits; with `hoursRead` false each venue's hour of `at` is read here. `nil` when
-    /// a venue on the page keeps its hours by a zone Foundation does not know.
-    private func hits(_ page: [Candidate], hoursRead: Bool) -> [SearchIndex.Hit]? {
+    /// The page's hits; with `hoursRead` false each venue's hour of `at` is read here, from `hours`
+    /// (each clock's hour found once a search). `nil` when a venue on the page keeps its hours by a
+    /// zone Foundation does not know.
+    private func hits(_ page: [Candidate], hoursRead: Bool, hours: inout HoursByClock?) -> [SearchIndex.Hit]? {
         let byLevel = query.order == .level
         var hits: [SearchIndex.Hit] = []
         hits.reserveCapacity(page.count)
@@ -147,9 +148,9 @@ struct Searcher {
             guard let venue = table.venues[Int(candidate.slot)] else { continue }
             let levels = venue.levels
             var hour = candidate.hour
-            if !hoursRead, let at = query.at, let levels, levels.clock >= 0 {
-                guard let clock = table.clockList[Int(levels.clock)] else { return nil }
-                hour = clock.localHour(at: at).hourOfWeek
+            if !hoursRead, hours != nil, let levels, levels.clock >= 0 {
+                guard let read = hours?.hour(clock: Int(levels.clock)) else { return nil }
+                hour = read
             }
             let overall = levels.flatMap { $0.overallDBFS.isNaN ? nil : rounded(Double($0.overallDBFS)) }
             let cell = hour.flatMap { hour in levels?.cells[hour].map { (hour, $0) } }
