@@ -219,20 +219,6 @@ struct PagesController: Sendable {
         return VenuePage(sheet: sheet, bands: bands, found: found, chosen: chosen, report: report)
     }
 
-    /// The sound character where known: the classes heard most, over the hours that have one.
-    static func character(_ cells: [LoudnessReads.Cell]) -> [PageText] {
-        var hours: [SoundClass: Int] = [:]
-        for cell in cells {
-            guard let character = cell.character, let top = character.shares.max(by: { $0.value < $1.value }) else {
-                continue
-            }
-            hours[top.key, default: 0] += 1
-        }
-        return hours.sorted { ($1.value, $0.key.rawValue) < ($0.value, $1.key.rawValue) }.map {
-            PageText(text: "\(PlainWords.soundClass($0.key)): mostly, in \($0.value) hour\($0.value == 1 ? "" : "s")")
-        }
-    }
-
     @Sendable func weekSVG(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard let externalID = Self.venueID(context) else { return notFound(request) }
         return try await cache.respond(.weekSVG(externalID: externalID), cacheControl: cacheControl, to: request) {

@@ -45,7 +45,7 @@ extension VenuePage {
         }
         quietest = chart.quietest.map(PageText.init)
         hasQuietest = !chart.quietest.isEmpty
-        character = PagesController.character(cells)
+        character = Self.character(cells)
         hasCharacter = !character.isEmpty
         feelings = Self.feelings(checked: report?.form.felt)
         comment = report?.form.comment ?? ""
@@ -72,6 +72,20 @@ extension VenuePage {
                 result.href = "/venues/\(hit.venue.externalID)?day=\(chosen.weekday)&hour=\(chosen.hour)"
             }
             return result
+        }
+    }
+
+    /// The sound character where known: the classes heard most, over the hours that have one.
+    private static func character(_ cells: [LoudnessReads.Cell]) -> [PageText] {
+        var hours: [SoundClass: Int] = [:]
+        for cell in cells {
+            guard let character = cell.character, let top = character.shares.max(by: { $0.value < $1.value }) else {
+                continue
+            }
+            hours[top.key, default: 0] += 1
+        }
+        return hours.sorted { ($1.value, $0.key.rawValue) < ($0.value, $1.key.rawValue) }.map {
+            PageText(text: "\(PlainWords.soundClass($0.key)): mostly, in \($0.value) hour\($0.value == 1 ? "" : "s")")
         }
     }
 
