@@ -8,7 +8,8 @@ import PostgresNIO
 /// intake, venues, devices, the loudness reads, admins' decisions on check-ins, and the
 /// aggregation worker. Build one per process and hand its parts to whoever needs them.
 public struct Engine: Sendable {
-    public let client: PostgresClient
+    /// The primary database, for the engine's own parts; nothing outside the engine reaches it.
+    let client: PostgresClient
     public let configuration: EngineConfiguration
     public let logger: Logger
     public let intake: CheckinIntake

@@ -1,6 +1,8 @@
 import Foundation
 import HearClearEngine
+import HearClearStore
 import HearClearTestSupport
+import PostgresNIO
 import Synchronization
 
 /// Runs the built `hearclear` (or `hearclear-bench`) executable, which `swift build` / `swift test`
@@ -119,4 +121,14 @@ public func withScratchDirectory<T>(_ body: (URL) async throws -> T) async throw
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     return try await body(directory)
+}
+
+extension HearClearCommand {
+    /// The `DATABASE_URL` a command is given for the test database `configuration` names, on the
+    /// shared test cluster's socket.
+    public static func databaseURL(_ configuration: PostgresClient.Configuration) async throws -> String {
+        let socket = try await TestCluster.shared.cluster().socketDirectory
+        let database = configuration.database ?? "postgres"
+        return "postgres://\(EmbeddedPostgres.superuser)@localhost:\(EmbeddedPostgres.port)/\(database)?host=\(socket)"
+    }
 }

@@ -90,3 +90,15 @@ extension DeviceDirectory {
             administration: DeviceAdministration(client: database, logger: testLogger), key: key)
     }
 }
+
+extension Engine {
+    /// The engine of a test server on `database`: what a test reads or sets up beside the HTTP
+    /// API goes through it, as the server's own parts do, never through the Store.
+    public static func testing(_ database: PostgresClient, configure: (inout EngineConfiguration) -> Void = { _ in })
+        -> Engine
+    {
+        var configuration = testConfiguration().engine
+        configure(&configuration)
+        return Engine(client: database, configuration: configuration, logger: testLogger)
+    }
+}

@@ -1,7 +1,7 @@
 import Foundation
+import HearClearEngine
 import HearClearModel
 import HearClearServerTestSupport
-import HearClearStore
 import HearClearTestSupport
 import Logging
 import Testing
@@ -19,8 +19,7 @@ struct CalibrateCommandTests {
             var submission = SubmissionFixture.submission(
                 venue: "lab", timezone: nil, device: "lab-phone", levelDBFS: -40, start: Self.start, seconds: 60)
             submission.deviceModel = "Pixel 7"
-            _ = try await CheckinRepository(client: client, logger: Logger(label: "hearclear.test.calibrate")).ingest(
-                submission, maxDistanceMetres: 250)
+            _ = try await Engine.testing(client).intake.submit(submission)
             // The meter read 112 dB above the phone every second.
             var csv = "time,LAeq\n"
             for (second, level) in submission.averageDBFS.enumerated() {

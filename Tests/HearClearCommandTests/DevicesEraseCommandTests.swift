@@ -2,7 +2,6 @@ import Foundation
 import HearClearModel
 import HearClearServer
 import HearClearServerTestSupport
-import HearClearStore
 import HearClearTestSupport
 import LoudnessCore
 import PostgresNIO
@@ -18,9 +17,7 @@ struct DevicesEraseCommandTests {
         try await withTestDatabase { client, configuration in
             // Stored as the server stores it: keyed under the test servers' key, which the
             // command is given too (HearClearCommand.run).
-            let intake = CheckinIntake(
-                checkins: CheckinRepository(client: client, logger: EngineTestApp.logger),
-                rule: IntakeRule(maxDistanceMetres: 250), deviceKey: DeviceKey.tests)
+            let intake = Engine.testing(client).intake
             for (venue, device) in [("e0", "mailed-phone"), ("e1", "mailed-phone"), ("e1", "other-phone")] {
                 _ = try await intake.submit(
                     SubmissionFixture.submission(
@@ -29,10 +26,7 @@ struct DevicesEraseCommandTests {
                         seconds: 60))
             }
             try await client.query("DELETE FROM aggregation_queue")
-            let socket = try await TestCluster.shared.cluster().socketDirectory
-            let database = try #require(configuration.database)
-            let url =
-                "postgres://\(EmbeddedPostgres.superuser)@localhost:\(EmbeddedPostgres.port)/\(database)?host=\(socket)"
+            let url = try await HearClearCommand.databaseURL(configuration)
             func run(_ device: String) async throws -> HearClearCommand.Result {
                 try await withScratchDirectory { scratch in
                     try await HearClearCommand.run(

@@ -3,7 +3,6 @@ import HTTPTypes
 import HearClearEngine
 import HearClearModel
 import HearClearServerTestSupport
-import HearClearStore
 import HearClearTestSupport
 import Hummingbird
 import HummingbirdTesting
@@ -86,7 +85,7 @@ struct ExportCommandTests {
             #expect(named?["name"] as? String == "CC-BY-4.0")
             #expect(named?["url"] as? String == "https://creativecommons.org/licenses/by/4.0/")
             // A mirror holding the ODbL export must not be told it is still current.
-            let stamp = try await ExportRepository(client: database, logger: EngineTestApp.logger).stamp()
+            let stamp = try await CellExporter(engine: Engine.testing(database)).stamp()
             let odblTag = ExportController.eTag(
                 stamp, bands: .standard, referenceOffsetDB: EngineTestApp.configuration.referenceOffsetDB,
                 license: .odbl)

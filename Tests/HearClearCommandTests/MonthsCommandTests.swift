@@ -2,7 +2,6 @@ import Foundation
 import HearClearModel
 import HearClearServer
 import HearClearServerTestSupport
-import HearClearStore
 import HearClearTestSupport
 import LoudnessCore
 import PostgresNIO
@@ -22,19 +21,15 @@ struct MonthsCommandTests {
             let old = UTCMonth(containing: now.addingTimeInterval(-200 * 86_400)).start.addingTimeInterval(
                 3 * 86_400 + 18 * 3_600)
             let oldMonth = UTCMonth(containing: old)
-            let repository = CheckinRepository(client: client, logger: EngineTestApp.logger)
+            let intake = Engine.testing(client).intake
             for (device, start) in [
                 ("p0", old), ("p1", old.addingTimeInterval(600)), ("p0", SubmissionFixture.previousHourStart),
             ] {
-                _ = try await repository.ingest(
+                _ = try await intake.submit(
                     SubmissionFixture.submission(
-                        venue: "m0", timezone: "UTC", device: device, levelDBFS: -40, start: start, seconds: 60),
-                    maxDistanceMetres: 250)
+                        venue: "m0", timezone: "UTC", device: device, levelDBFS: -40, start: start, seconds: 60))
             }
-            let socket = try await TestCluster.shared.cluster().socketDirectory
-            let database = try #require(configuration.database)
-            let url =
-                "postgres://\(EmbeddedPostgres.superuser)@localhost:\(EmbeddedPostgres.port)/\(database)?host=\(socket)"
+            let url = try await HearClearCommand.databaseURL(configuration)
             func run(_ arguments: [String]) async throws -> HearClearCommand.Result {
                 try await withScratchDirectory { scratch in
                     try await HearClearCommand.run(

@@ -2,7 +2,6 @@ import Foundation
 import HearClearModel
 import HearClearServer
 import HearClearServerTestSupport
-import HearClearStore
 import HearClearTestSupport
 import PostgresNIO
 import Testing
@@ -15,7 +14,7 @@ struct RecomputeCommandTests {
     @Test("cleans every check-in again and rebuilds every venue's cells, in batches")
     func rebuildsEverything() async throws {
         try await withTestDatabase { client, configuration in
-            let repository = CheckinRepository(client: client, logger: EngineTestApp.logger)
+            let engine = Engine.testing(client)
             for venue in 0..<3 {
                 for device in 0..<3 {
                     let submission = SubmissionFixture.submission(
@@ -23,19 +22,15 @@ struct RecomputeCommandTests {
                         levelDBFS: -40 - Double(venue) - Double(device) * 0.5,
                         start: SubmissionFixture.previousHourStart,
                         seconds: 60)
-                    _ = try await repository.ingest(submission, maxDistanceMetres: 250)
+                    _ = try await engine.intake.submit(submission)
                 }
             }
-            let worker = Aggregator(client: client, logger: EngineTestApp.logger)
-            while !(try await worker.processNext(limit: 8).isEmpty) {}
+            _ = try await engine.recomputation().processQueued { _ in }
             let judged = try await cells(client)
             // A method change, as far as the stored results know: every level is wrong.
             try await client.query("UPDATE loudness_cells SET level_dbfs = 0")
 
-            let socket = try await TestCluster.shared.cluster().socketDirectory
-            let database = try #require(configuration.database)
-            let url =
-                "postgres://\(EmbeddedPostgres.superuser)@localhost:\(EmbeddedPostgres.port)/\(database)?host=\(socket)"
+            let url = try await HearClearCommand.databaseURL(configuration)
             let run = try await withScratchDirectory { scratch in
                 try await HearClearCommand.run(
                     ["recompute", "--resources", TestCluster.repositoryRoot], scratch: scratch,

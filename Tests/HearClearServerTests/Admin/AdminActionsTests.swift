@@ -1,27 +1,26 @@
 import Foundation
 import HTTPTypes
-import HearClearEngine
 import HearClearModel
 import HearClearServerTestSupport
-import HearClearStore
 import HummingbirdTesting
 import PostgresNIO
 import Testing
 
 @testable import HearClearAdmin
+@testable import HearClearEngine
 
 @Suite("Admin actions change the cells")
 struct AdminActionsTests {
     /// The Arms' one cell: (level dBFS, check-ins counted).
     static func armsCell(_ database: PostgresClient) async throws -> (level: Double, checkins: Int)? {
-        guard let venue = try await VenueRepository(client: database, logger: testLogger).find(externalID: "arms")
-        else { return nil }
-        let cells = try await LoudnessRepository(client: database, logger: testLogger).cells(venueID: venue.id)
-        return cells.first.map { ($0.levelDBFS, $0.checkins) }
+        let engine = Engine.testing(database)
+        guard let venue = try await engine.venues.find(externalID: "arms") else { return nil }
+        let cells = try await engine.loudness.cells(venueID: venue.id, bands: engine.loudness.currentBands())
+        return cells.first.map { ($0.unroundedLevelDB - engine.loudness.referenceOffsetDB, $0.checkins) }
     }
 
     static func status(_ id: UUID, _ database: PostgresClient) async throws -> (String, [String])? {
-        let checkin = try await CheckinRepository(client: database, logger: testLogger).find(id: id)
+        let checkin = try await Engine.testing(database).loudness.storedCheckin(id: id)
         return checkin.map { ($0.status.rawValue, $0.reasons.map(\.rawValue)) }
     }
 
@@ -140,7 +139,7 @@ struct AdminActionsTests {
             ]
 
             let preview = try await browser.post("/farmer/bands/preview", bands)
-            let unchanged = try await BandRepository(client: database, logger: testLogger).current()
+            let unchanged = try await Engine.testing(database).administration.bands.current()
             let saved = try await browser.post("/farmer/bands", bands)
             let grid = try await client.execute(uri: "/api/v2/venues/arms/loudness", method: .get).body.json
             let page = try await browser.get(saved.headers[.location] ?? "/farmer/bands").body.string
@@ -188,7 +187,7 @@ struct AdminActionsTests {
             #expect(bounded.status == .unprocessableContent)
             #expect(bounded.body.string.contains("The last band must have no upper bound."))
             #expect(notANumber.body.string.contains("“seventy” is not a level between 0 and 200 dB."))
-            #expect(try await BandRepository(client: database, logger: testLogger).current().count == 4)
+            #expect(try await Engine.testing(database).administration.bands.current().count == 4)
         }
     }
 }

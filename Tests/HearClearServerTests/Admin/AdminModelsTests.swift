@@ -4,7 +4,6 @@ import HTTPTypes
 import HearClearHTTP
 import HearClearModel
 import HearClearServerTestSupport
-import HearClearStore
 import HearClearTestSupport
 import HummingbirdTesting
 import LoudnessCore
@@ -27,12 +26,12 @@ struct AdminModelsTests {
     static let referenceOffsetDB = testConfiguration().referenceOffsetDB
 
     static func models(_ database: PostgresClient) async throws -> [String: ModelCalibration] {
-        let models = try await CalibrationRepository(client: database, logger: testLogger).models()
+        let models = try await Engine.testing(database).calibrator.models()
         return Dictionary(uniqueKeysWithValues: models.map { ($0.model, $0) })
     }
 
     static func references(_ database: PostgresClient) async throws -> [ReferenceCalibration] {
-        try await CalibrationRepository(client: database, logger: testLogger).references(model: nil)
+        try await Engine.testing(database).calibrator.references(model: nil)
     }
 
     /// (action, subject) of every audit entry about models, oldest first.
@@ -105,7 +104,7 @@ struct AdminModelsTests {
 
             let fitted = try await browser.post("/farmer/models/fit", ["csrf": csrf])
             let html = try await browser.get(fitted.headers[.location] ?? "/farmer/models").body.string
-            let fit = try await CalibrationRepository(client: database, logger: testLogger).latestFit()
+            let fit = try await Engine.testing(database).calibrator.latestFit()
 
             #expect(fitted.status == .seeOther)
             #expect(fitted.headers[.location] == "/farmer/models?done=fitted")

@@ -3,7 +3,6 @@ import HTTPTypes
 import HearClearEngine
 import HearClearModel
 import HearClearServerTestSupport
-import HearClearStore
 import HearClearTestSupport
 import HummingbirdTesting
 import Testing
@@ -146,29 +145,29 @@ struct AdminPagesTests {
     @Test("devices: a device with more check-ins in one hour than a person makes is flagged, and its overlap shown")
     func overHumanPace() async throws {
         try await withRouterApp { client, database in
-            let repository = CheckinRepository(client: database, logger: testLogger)
+            let intake = Engine.testing(database).intake
             // 13 check-ins of 2 minutes, one every 4 minutes: 13 within one hour, over the 12
             // a person could make; they do not overlap, so none is excluded for it.
             let hour = Date().addingTimeInterval(-6 * 3_600)
             let start = Date(timeIntervalSince1970: (hour.timeIntervalSince1970 / 3_600).rounded(.down) * 3_600)
             for index in 0..<13 {
-                _ = try await repository.ingest(
+                _ = try await intake.submit(
                     SubmissionFixture.submission(
                         venue: "busy-bar", timezone: nil, device: "bot0000-busy-77", levelDBFS: -40,
-                        start: start.addingTimeInterval(Double(index) * 240), seconds: 120),
-                    maxDistanceMetres: 250)
+                        start: start.addingTimeInterval(Double(index) * 240), seconds: 120))
             }
-            _ = try await repository.ingest(
+            _ = try await intake.submit(
                 SubmissionFixture.submission(
                     venue: "calm-cafe", timezone: nil, device: "person0-calm-88", levelDBFS: -40, start: start,
-                    seconds: 120),
-                maxDistanceMetres: 250)
+                    seconds: 120))
             var browser = try await AdminBrowser.signedIn(client)
             let html = try await browser.get("/farmer/devices").body.string
-            let busy = try #require(html.components(separatedBy: "<tr>").first { $0.contains("bot0…77") })
+            let busy = try #require(
+                html.components(separatedBy: "<tr>").first { $0.contains(DeviceKey.testShort("bot0000-busy-77")) })
             #expect(busy.contains("over human pace"))
             #expect(busy.contains("13 in its busiest hour"))
-            let calm = try #require(html.components(separatedBy: "<tr>").first { $0.contains("pers…88") })
+            let calm = try #require(
+                html.components(separatedBy: "<tr>").first { $0.contains(DeviceKey.testShort("person0-calm-88")) })
             #expect(!calm.contains("over human pace"))
         }
     }

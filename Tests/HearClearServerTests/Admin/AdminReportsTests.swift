@@ -3,7 +3,6 @@ import HTTPTypes
 import HearClearEngine
 import HearClearModel
 import HearClearServerTestSupport
-import HearClearStore
 import HearClearTestSupport
 import HummingbirdTesting
 import PostgresNIO

@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import HearClearModel
 import HearClearServerTestSupport
-import HearClearStore
 import HearClearTestSupport
 import HummingbirdTesting
 import Testing

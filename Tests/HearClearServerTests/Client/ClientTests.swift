@@ -2,7 +2,6 @@ import AudioMetering
 import Foundation
 import HearClearClient
 import HearClearServerTestSupport
-import HearClearStore
 import HearClearTestSupport
 import PostgresNIO
 import Testing
@@ -104,15 +103,16 @@ struct ClientTests {
 
                 let rows = try await database.query(
                     """
-                    SELECT source, sample_count, samples, COALESCE(utc_offsets_min, ARRAY[utc_offset_min]), started_at
+                    SELECT id, source, sample_count, COALESCE(utc_offsets_min, ARRAY[utc_offset_min]), started_at
                     FROM checkins WHERE id = \(UUID(uuidString: id)!)
                     """
                 )
                 var found = 0
-                for try await (source, count, column, zones, startedAt) in rows.decode(
-                    (String, Int, ByteBuffer, [Int16], Date).self)
+                for try await (storedID, source, count, zones, startedAt) in rows.decode(
+                    (UUID, String, Int, [Int16], Date).self)
                 {
-                    let averages = try #require(try SampleSeries.column(column)).averageDBFS
+                    let stored = try await Engine.testing(database).loudness.storedCheckin(id: storedID)
+                    let averages = try #require(stored).averageDBFS
                     found += 1
                     #expect(source == "v2")
                     #expect(count == 12)
@@ -159,11 +159,8 @@ struct ClientTests {
                     try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
                 let id = try #require((answer["id"] as? String).flatMap(UUID.init(uuidString:)))
 
-                let rows = try await database.query(
-                    "SELECT samples FROM checkins WHERE id = \(id)")
                 var found = 0
-                for try await column in rows.decode(ByteBuffer.self) {
-                    let samples = try #require(try SampleSeries.column(column))
+                if let samples = try await Engine.testing(database).loudness.storedCheckin(id: id) {
                     let averages = samples.averageDBFS
                     let lceq = try #require(samples.lceqDdB)
                     let bandIndexes = try #require(samples.bandIndexes)

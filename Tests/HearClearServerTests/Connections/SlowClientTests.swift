@@ -2,7 +2,6 @@ import Configuration
 import Foundation
 import HearClearModel
 import HearClearServerTestSupport
-import HearClearStore
 import HearClearTestSupport
 import Hummingbird
 import HummingbirdTesting

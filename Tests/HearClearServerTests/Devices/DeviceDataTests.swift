@@ -3,7 +3,6 @@ import HTTPTypes
 import HearClearEngine
 import HearClearModel
 import HearClearServerTestSupport
-import HearClearStore
 import HearClearTestSupport
 import Hummingbird
 import HummingbirdTesting
@@ -153,7 +152,7 @@ struct DeviceDataTests {
             #expect(now < before)
 
             // The admin's audit log: the erasure with its counts, no id.
-            let audit = try await AdminAuditLog(client: database, logger: testLogger).recent(limit: 10)
+            let audit = try await Engine.testing(database).administration.audit.recent(limit: 10)
             let entry = try #require(audit.first { $0.action == "device erased" })
             #expect(entry.username == "phone" && entry.subject == nil)
             #expect(entry.detail?.hasPrefix("2 check-ins, 1 reports") == true)

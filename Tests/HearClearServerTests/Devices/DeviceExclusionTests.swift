@@ -2,7 +2,6 @@ import Foundation
 import HearClearModel
 import HearClearServer
 import HearClearServerTestSupport
-import HearClearStore
 import HearClearTestSupport
 import Hummingbird
 import HummingbirdTesting
@@ -82,9 +81,9 @@ struct DeviceExclusionTests {
             _ = try await cells(checkins: 3, client: client, only: Self.uris[0])
             _ = try await DeviceDirectory.testing(database).setExcluded("loud-device-xyz", excluded: true)
 
-            let administration = DeviceAdministration(client: database, logger: EngineTestApp.logger)
-            let reports = try await administration.list().map(DeviceReport.init)
-            let excludedOnly = try await administration.list(excludedOnly: true)
+            let devices = Engine.testing(database).devices
+            let reports = try await devices.reports()
+            let excludedOnly = try await devices.reports(excludedOnly: true)
 
             #expect(reports.count == 3)
             #expect(reports.allSatisfy { !$0.shortID.contains("c0ffee00-") && $0.shortID.contains("…") })

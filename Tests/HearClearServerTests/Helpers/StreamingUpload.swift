@@ -97,23 +97,26 @@ enum StreamingUpload {
         /// The answer's head and body (by its `Content-Length`), once the server answers before
         /// the upload's body ends; empty when the connection closes first.
         func response() async throws -> (head: String, body: String) {
-            var response = ByteBuffer()
-            for try await part in channel.inbound {
-                response.writeImmutableBuffer(part)
-                let text = String(buffer: response)
-                guard let end = text.range(of: "\r\n\r\n") else { continue }
-                let head = String(text[..<end.lowerBound])
-                let length =
-                    head.lowercased().split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
-                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-                let body = text[end.upperBound...]
-                if body.utf8.count >= length { return (head, String(body)) }
+            try await channel.executeThenClose { inbound, _ in
+                var response = ByteBuffer()
+                for try await part in inbound {
+                    response.writeImmutableBuffer(part)
+                    let text = String(buffer: response)
+                    guard let end = text.range(of: "\r\n\r\n") else { continue }
+                    let head = String(text[..<end.lowerBound])
+                    let length =
+                        head.lowercased().split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                        .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) }
+                        ?? 0
+                    let body = text[end.upperBound...]
+                    if body.utf8.count >= length { return (head, String(body)) }
+                }
+                return ("", "")
             }
-            return ("", "")
         }
 
-        /// Closes the connection mid-body.
-        func close() async throws { try await channel.channel.close() }
+        /// Closes the connection mid-body (``response()`` closes it too once answered).
+        func close() async throws { channel.channel.close(promise: nil) }
     }
 
     /// Starts a chunked POST of `first` and holds it there.

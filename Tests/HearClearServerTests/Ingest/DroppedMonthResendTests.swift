@@ -2,7 +2,6 @@ import Foundation
 import HearClearEngine
 import HearClearModel
 import HearClearServerTestSupport
-import HearClearStore
 import HearClearTestSupport
 import HummingbirdTesting
 import PostgresNIO
@@ -21,13 +20,12 @@ struct DroppedMonthResendTests {
             let submission = SubmissionFixture.submission(
                 venue: Fixture.venueID, timezone: "UTC", device: "dropped-month-phone", levelDBFS: -31, start: start,
                 seconds: 30)
-            let outcome = try await CheckinRepository(client: database, logger: testLogger).ingest(
-                submission, maxDistanceMetres: 250)
+            let engine = Engine.testing(database)
+            let outcome = try await engine.intake.submit(submission)
             guard case .created = outcome else {
                 Issue.record("\(outcome)")
                 return
             }
-            let engine = Engine(client: database, configuration: testConfiguration().engine, logger: testLogger)
             let drops = try await engine.months.drop(before: month.adding(months: 1), by: "operator")
             #expect(drops.map(\.checkins) == [1])
             #expect(try await database.count("checkin_ids") == 0)

@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import HearClearEngine
 import HearClearServerTestSupport
-import HearClearStore
 import HummingbirdTesting
 import NIOCore
 import Testing
@@ -50,10 +49,10 @@ struct IngestTests {
             _ = try await Self.post(client, object)
 
             let rows = try await database.query(
-                "SELECT samples, COALESCE(utc_offsets_min, ARRAY[utc_offset_min]) FROM checkins"
+                "SELECT id, COALESCE(utc_offsets_min, ARRAY[utc_offset_min]) FROM checkins"
             )
-            for try await (column, zones) in rows.decode((ByteBuffer, [Int16]).self) {
-                let samples = try #require(try SampleSeries.column(column))
+            for try await (id, zones) in rows.decode((UUID, [Int16]).self) {
+                let samples = try #require(try await Engine.testing(database).loudness.storedCheckin(id: id))
                 let (offsets, averages, peaks) = (samples.offsetsSeconds, samples.averageDBFS, samples.peakDBFS)
                 #expect(offsets == Array(0..<12))
                 // Fixture: average + (second % 3) * 0.5, peak average + 13.3.
@@ -91,9 +90,9 @@ struct IngestTests {
             #expect(response.status == .conflict)
             #expect(response.body.problemPointers == ["/id"])
             #expect(try await database.count("checkins") == 1)
-            let stored = try await database.query("SELECT samples FROM checkins").decode(ByteBuffer.self)
-            for try await column in stored {
-                #expect(try SampleSeries.column(column)?.averageDBFS.first == -30)
+            let stored = try await database.query("SELECT id FROM checkins").decode(UUID.self)
+            for try await id in stored {
+                #expect(try await Engine.testing(database).loudness.storedCheckin(id: id)?.averageDBFS.first == -30)
             }
         }
     }

@@ -2,7 +2,6 @@ import Foundation
 import HearClearModel
 import HearClearServer
 import HearClearServerTestSupport
-import HearClearStore
 import HearClearTestSupport
 import Hummingbird
 import HummingbirdTesting
@@ -23,12 +22,11 @@ struct LocalTimeAggregationTests {
         let submission = SubmissionFixture.submission(
             venue: venue, timezone: timezone, device: "dst-device", levelDBFS: -40,
             start: Date(timeIntervalSince1970: epoch), utcOffsetsMinutes: utcOffsetsMinutes)
-        _ = try await CheckinRepository(client: client, logger: EngineTestApp.logger).ingest(
-            submission, maxDistanceMetres: 250)
-        let queue = AggregationQueue(client: client, logger: EngineTestApp.logger)
-        let key = try #require(try await queue.venueKey(externalID: venue))
-        try await Aggregator(client: client, logger: EngineTestApp.logger).recompute(venueID: key)
-        let cells = try await LoudnessRepository(client: client, logger: EngineTestApp.logger).cells(venueID: key)
+        let engine = Engine.testing(client)
+        _ = try await engine.intake.submit(submission)
+        #expect(try await engine.recomputation().venue(externalID: venue))
+        let key = try #require(try await engine.venues.find(externalID: venue)).id
+        let cells = try await engine.loudness.cells(venueID: key, bands: engine.loudness.currentBands())
         let rows = try await client.query(
             "SELECT weekday, hour, valid_seconds FROM checkin_hours WHERE venue_id = \(key)",
             logger: EngineTestApp.logger)
@@ -36,7 +34,7 @@ struct LocalTimeAggregationTests {
         for try await (weekday, hour, valid) in rows.decode((Int16, Int16, Int32).self) {
             seconds[LocalHour(weekday: Int(weekday), hour: Int(hour))] = Int(valid)
         }
-        #expect(Set(cells.map { LocalHour(weekday: $0.weekday, hour: $0.hour) }) == Set(seconds.keys))
+        #expect(Set(cells.map { $0.localHour }) == Set(seconds.keys))
         return seconds
     }
 

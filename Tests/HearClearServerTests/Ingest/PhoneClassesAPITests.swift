@@ -3,7 +3,6 @@ import HTTPTypes
 import HearClearModel
 import HearClearServer
 import HearClearServerTestSupport
-import HearClearStore
 import HearClearTestSupport
 import HummingbirdTesting
 import LoudnessCore

@@ -3,7 +3,6 @@ import HTTPTypes
 import HearClearModel
 import HearClearServer
 import HearClearServerTestSupport
-import HearClearStore
 import HearClearTestSupport
 import HummingbirdTesting
 import LoudnessCore
@@ -189,11 +188,10 @@ struct SoundCharacterAPITests {
                 #expect(response.status == .created, "\(String(buffer: response.body).prefix(300))")
             }
 
-            let rows = try await database.query(
-                "SELECT id, samples FROM checkins ORDER BY received_at")
+            let rows = try await database.query("SELECT id FROM checkins ORDER BY received_at")
             var stored: [UUID: ([Int16]?, [Int16]?, [Int16]?)] = [:]
-            for try await (id, column) in rows.decode((UUID, ByteBuffer).self) {
-                let samples = try #require(try SampleSeries.column(column))
+            for try await id in rows.decode(UUID.self) {
+                let samples = try #require(try await Engine.testing(database).loudness.storedCheckin(id: id))
                 stored[id] = (samples.lceqDdB, samples.bandIndexes, samples.bandsDdB)
             }
             let samples = full["samples"] as! [JSONObject]

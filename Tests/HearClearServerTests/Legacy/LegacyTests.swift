@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
+import HearClearEngine
 import HearClearServerTestSupport
-import HearClearStore
 import HummingbirdTesting
 import NIOCore
 import PostgresNIO
@@ -86,14 +86,14 @@ struct LegacyTests {
             #expect(try await database.count("checkins") == 1, "the derived id makes a resend harmless")
             let rows = try await database.query(
                 """
-                SELECT started_at, samples, source, zone_guessed, COALESCE(utc_offsets_min, ARRAY[utc_offset_min])
+                SELECT started_at, id, source, zone_guessed, COALESCE(utc_offsets_min, ARRAY[utc_offset_min])
                 FROM checkins
                 """
             )
-            for try await (startedAt, column, source, guessed, offsets) in rows.decode(
-                (Date, ByteBuffer, String, Bool, [Int16]).self
+            for try await (startedAt, id, source, guessed, offsets) in rows.decode(
+                (Date, UUID, String, Bool, [Int16]).self
             ) {
-                let samples = try #require(try SampleSeries.column(column))
+                let samples = try #require(try await Engine.testing(database).loudness.storedCheckin(id: id))
                 let (averages, peaks) = (samples.averageDBFS, samples.peakDBFS)
                 #expect(startedAt == start)
                 // python3: 20*math.log10(0.03) == -30.457574905606752; 20*math.log10(0.12) == -18.416375079047505

@@ -3,7 +3,6 @@ import HTTPTypes
 import HearClearModel
 import HearClearServer
 import HearClearServerTestSupport
-import HearClearStore
 import HearClearTestSupport
 import Hummingbird
 import HummingbirdTesting
@@ -23,9 +22,8 @@ struct DatabaseOutageEndpointTests {
             let engine = Engine(client: client, configuration: configuration.engine, logger: testLogger)
             let router = try buildRouter(
                 configuration: configuration, engine: engine,
-                migrations: Migrations(
-                    client: client, migrations: try Migration.load(from: configuration.migrationsDirectory),
-                    logger: testLogger))
+                migrations: Migrations(client: client, directory: configuration.migrationsDirectory, logger: testLogger)
+            )
             try await Application(router: router, logger: testLogger).boundedTest(.router) { app in
                 engine.outage.failed(DatabaseUnavailable(), logger: testLogger)
                 let checkin = try await app.execute(

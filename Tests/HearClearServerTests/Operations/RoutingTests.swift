@@ -3,7 +3,6 @@ import HTTPTypes
 import HearClearModel
 import HearClearServer
 import HearClearServerTestSupport
-import HearClearStore
 import HearClearTestSupport
 import Hummingbird
 import HummingbirdTesting
@@ -59,9 +58,7 @@ struct RoutingTests {
                 logger: testLogger)
             let router = try buildRouter(
                 configuration: settings, engine: engine,
-                migrations: Migrations(
-                    client: busy, migrations: try Migration.load(from: settings.migrationsDirectory),
-                    logger: testLogger))
+                migrations: Migrations(client: busy, directory: settings.migrationsDirectory, logger: testLogger))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await busy.run() }
                 defer { group.cancelAll() }
@@ -84,11 +81,10 @@ struct RoutingTests {
     func notReadyWithoutMigrations() async throws {
         try await withEmptyTestDatabase { database, _ in
             let settings = testConfiguration()
-            let migrations = try Migration.load(from: settings.migrationsDirectory)
             let router = try buildRouter(
                 configuration: settings,
                 engine: Engine(client: database, configuration: settings.engine, logger: testLogger),
-                migrations: Migrations(client: database, migrations: migrations, logger: testLogger))
+                migrations: Migrations(client: database, directory: settings.migrationsDirectory, logger: testLogger))
             try await Application(router: router).boundedTest(.router) { client in
                 let ready = try await client.execute(uri: "/ready", method: .get)
                 #expect(ready.status == .serviceUnavailable)

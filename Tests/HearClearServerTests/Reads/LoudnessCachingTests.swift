@@ -2,7 +2,6 @@ import Foundation
 import HearClearModel
 import HearClearServer
 import HearClearServerTestSupport
-import HearClearStore
 import HearClearTestSupport
 import Hummingbird
 import HummingbirdTesting
@@ -15,13 +14,13 @@ struct LoudnessCachingTests {
     @Test func aGzippedGridHasItsOwnStrongTagAndStillAnswers304() async throws {
         try await EngineTestApp.run { client, database in
             // Twelve hours with data make the grid larger than the 1 KiB compression threshold.
-            let repository = CheckinRepository(client: database, logger: EngineTestApp.logger)
+            let intake = Engine.testing(database).intake
             let start = SubmissionFixture.previousHourStart.addingTimeInterval(-86_400)
             for hour in 0..<12 {
                 let submission = SubmissionFixture.submission(
                     venue: "busy", timezone: "Europe/Paris", device: "device-\(hour)", levelDBFS: -40,
                     start: start.addingTimeInterval(Double(hour) * 3_600), seconds: 60)
-                _ = try await repository.ingest(submission, maxDistanceMetres: 250)
+                _ = try await intake.submit(submission)
             }
             let uri = "/api/v2/venues/busy/loudness"
             _ = try await eventually("twelve cells") {

@@ -2,7 +2,6 @@ import Foundation
 import HearClearModel
 import HearClearServer
 import HearClearServerTestSupport
-import HearClearStore
 import HearClearTestSupport
 import Hummingbird
 import HummingbirdTesting
@@ -98,7 +97,7 @@ struct ReadCacheInvalidationTests {
 
             // An admin changes the bands: 70 dB is now "loud".
             #expect(try await JSONProbe.get(Self.venue, from: client)?["label"] as? String == "moderate")
-            try await BandRepository(client: database, logger: Self.logger).replace(with: [
+            try await Engine.testing(database).administration.bands.replace(with: [
                 StoredBand(label: "quiet", belowDB: 60), StoredBand(label: "loud", belowDB: nil),
             ])
             _ = try await eventually("the new label") {

@@ -1,6 +1,5 @@
 import Foundation
 import HearClearModel
-import HearClearStore
 import LoudnessCore
 import Testing
 

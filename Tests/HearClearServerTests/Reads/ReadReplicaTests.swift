@@ -2,7 +2,6 @@ import Foundation
 import HearClearModel
 import HearClearServer
 import HearClearServerTestSupport
-import HearClearStore
 import HearClearTestSupport
 import Hummingbird
 import HummingbirdTesting
@@ -54,7 +53,7 @@ struct ReadReplicaTests {
             // one that a loaded machine makes slow: what is read then shows where it was read.
             configuration.engine.readReplicaTimeout = TestPatience.event
             configuration.databaseReadURL =
-                "postgres://\(EmbeddedPostgres.superuser)@/\(name)?host=\(replica.socketDirectory)"
+                "postgres://\(replicaConfiguration.username)@/\(name)?host=\(replica.socketDirectory)"
             let app = try await buildApplication(
                 configuration: configuration, database: .external(primary), logger: Self.logger)
             try await app.boundedTest(.router) { client in

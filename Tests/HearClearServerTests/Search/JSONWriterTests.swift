@@ -5,7 +5,6 @@ import Testing
 
 @testable import HearClearEngine
 @testable import HearClearServer
-@testable import HearClearStore
 
 /// `JSONWriter` writes the search answer by hand; it must write exactly what `JSONEncoder.api`
 /// (Foundation's encoder, sorted keys) writes for the same body, byte for byte.

@@ -2,7 +2,6 @@ import Foundation
 import HearClearModel
 import HearClearServer
 import HearClearServerTestSupport
-import HearClearStore
 import HearClearTestSupport
 import Hummingbird
 import HummingbirdTesting
@@ -385,13 +384,11 @@ struct SearchTests {
         let submission = SubmissionFixture.submission(
             venue: venue, timezone: timezone, device: device, levelDBFS: levelDBFS, start: start,
             utcOffsetsMinutes: [utcOffsetMinutes])
-        _ = try await CheckinRepository(client: client, logger: testLogger).ingest(submission, maxDistanceMetres: 1e7)
+        _ = try await Engine.testing(client) { $0.maxDistanceMetres = 1e7 }.intake.submit(submission)
     }
 
     static func recompute(_ venue: String, client: PostgresClient) async throws {
-        let key = try #require(
-            try await AggregationQueue(client: client, logger: testLogger).venueKey(externalID: venue))
-        try await Aggregator(client: client, logger: testLogger).recompute(venueID: key)
+        #expect(try await Engine.testing(client).recomputation().venue(externalID: venue))
     }
 
     @Test func aVenueWithoutAZoneUsesTheOffsetItsCheckinsCarried() async throws {

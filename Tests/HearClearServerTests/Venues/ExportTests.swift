@@ -5,7 +5,6 @@ import HTTPTypes
 import HearClearModel
 import HearClearServer
 import HearClearServerTestSupport
-import HearClearStore
 import HearClearTestSupport
 import Hummingbird
 import HummingbirdTesting
@@ -37,23 +36,17 @@ struct ExportTests {
             FROM loudness_cells l JOIN venues v ON v.id = l.venue_id ORDER BY v.id, l.weekday, l.hour
             """, logger: EngineTestApp.logger)
         var expected: [[String]] = []
-        for try await row in rows {
-            var columns = ColumnReader(row)
-            let id: String = try columns.next()
-            let name: String = try columns.next()
-            let category: String = try columns.next()
-            let timezone: String = try columns.next()
-            let latitude: Double = try columns.next()
-            let longitude: Double = try columns.next()
-            let weekday = Int(try columns.next(Int16.self))
-            let hour = Int(try columns.next(Int16.self))
-            let level = LoudnessReads.rounded(Double(try columns.next(Float.self)) + offset)
-            let low = LoudnessReads.rounded(Double(try columns.next(Float.self)) + offset)
-            let high = LoudnessReads.rounded(Double(try columns.next(Float.self)) + offset)
-            let checkins = Int(try columns.next(Int32.self))
-            let devices = Int(try columns.next(Int32.self))
-            let confidence: String = try columns.next()
-            let basis: String = try columns.next()
+        let columns = (
+            String, String, String, String, Double, Double, Int16, Int16, Float, Float, Float, Int32, Int32,
+            String, String
+        ).self
+        for try await row in rows.decode(columns) {
+            let (id, name, category, timezone, latitude, longitude) = (row.0, row.1, row.2, row.3, row.4, row.5)
+            let (weekday, hour) = (Int(row.6), Int(row.7))
+            let level = LoudnessReads.rounded(Double(row.8) + offset)
+            let low = LoudnessReads.rounded(Double(row.9) + offset)
+            let high = LoudnessReads.rounded(Double(row.10) + offset)
+            let (checkins, devices, confidence, basis) = (Int(row.11), Int(row.12), row.13, row.14)
             expected.append([
                 id, name, category, timezone, "\(latitude)", "\(longitude)", LocalHour.weekdayNames[weekday - 1],
                 "\(hour)", "\(level)", "\(low)", "\(high)",
