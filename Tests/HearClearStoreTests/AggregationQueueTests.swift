@@ -104,12 +104,13 @@ struct AggregationQueueTests {
             let venues = try await QueueFixtures.venues(3, on: client)
             // 0: a neighbour's change only. 1: a neighbour's change, then a check-in. 2: a check-in
             // queued by a server of before migration 0023 (no check-in named).
+            let queueing = AggregationQueue.enqueueing(from: "moved", .rejudged)
             for venue in venues.prefix(2) {
                 try await client.query(
                     """
                     WITH moved AS (SELECT \(venue)::int8 AS venue_id),
-                    \(unescaped: AggregationQueue.enqueueing(from: "moved", .rejudged))
-                    SELECT count(*) FROM notified
+                    \(unescaped: queueing.definitions)
+                    SELECT \(unescaped: queueing.sentCount)
                     """,
                     logger: QueueFixtures.logger)
             }

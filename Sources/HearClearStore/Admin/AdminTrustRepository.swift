@@ -65,6 +65,7 @@ public struct AdminTrustRepository: Sendable {
     /// `username`, and queues the venue to be judged again, in one statement. False when there is
     /// no such change in force.
     public func dismissChange(venueID: Int64, key: Int64, username: String) async throws -> Bool {
+        let queueing = AggregationQueue.enqueueing(from: "dismissed")
         let rows = try await client.query(
             """
             WITH dismissed AS (
@@ -72,8 +73,8 @@ public struct AdminTrustRepository: Sendable {
                     updated_at = now()
                 WHERE c.venue_id = \(venueID) AND \(unescaped: Self.changeKey) = \(key) AND c.status = 'in_force'
                 RETURNING c.venue_id),
-            \(unescaped: AggregationQueue.enqueueing(from: "dismissed"))
-            SELECT count(*) FROM notified
+            \(unescaped: queueing.definitions)
+            SELECT \(unescaped: queueing.sentCount)
             """,
             logger: logger)
         for try await count in rows.decode(Int.self) { return count > 0 }
@@ -136,14 +137,15 @@ public struct AdminTrustRepository: Sendable {
                     logger: logger)
                 for try await _ in rows { excluded += 1 }
             }
+            let queueing = AggregationQueue.enqueueing(from: "touched")
             let queued = try await connection.query(
                 """
                 WITH touched AS (
                     SELECT \(campaign.venueID)::int8 AS venue_id
                     UNION SELECT DISTINCT venue_id FROM checkins
                           WHERE \(exclude) AND device_id = ANY(\(campaign.devices))),
-                \(unescaped: AggregationQueue.enqueueing(from: "touched"))
-                SELECT count(*) FROM notified
+                \(unescaped: queueing.definitions)
+                SELECT \(unescaped: queueing.sentCount)
                 """,
                 logger: logger)
             var venues = 0

@@ -233,6 +233,7 @@ public struct AggregationRepository: Sendable {
     private func touchVenues(_ results: [AggregationResult], on connection: PostgresConnection) async throws
         -> [Int64: Int64]
     {
+        let notifying = ReadChange.notifyingVenues(from: "touched")
         let rows = try await connection.query(
             """
             WITH touched AS (
@@ -245,8 +246,8 @@ public struct AggregationRepository: Sendable {
                      LATERAL (SELECT CASE WHEN r.known THEN r.received END AS last) AS u
                 WHERE a.venue_id = r.venue
                 RETURNING a.venue_id, a.judgement_version),
-            \(unescaped: ReadChange.notifyingVenues(from: "touched"))
-            SELECT venue_id, judgement_version FROM touched WHERE (SELECT count(*) FROM read_changes) >= 0
+            \(unescaped: notifying.definitions)
+            SELECT venue_id, judgement_version FROM touched WHERE \(unescaped: notifying.sentCount) >= 0
             """,
             logger: logger)
         var versions: [Int64: Int64] = [:]
@@ -361,11 +362,12 @@ public struct AggregationRepository: Sendable {
         // Venues whose measured cells moved change the estimates of the venues they are within
         // reach of: judge those again (from memory: they gained no check-ins). Their measured
         // cells stay as they were, so this goes no further.
+        let queueing = AggregationQueue.enqueueing(from: "neighbours", .rejudged, oneNotification: true)
         try await connection.query(
             """
             WITH neighbours AS (SELECT venue_id FROM venues_within_reach_of(\(moved)) AS venue_id),
-            \(unescaped: AggregationQueue.enqueueing(from: "neighbours", .rejudged, oneNotification: true))
-            SELECT count(*) FROM notified
+            \(unescaped: queueing.definitions)
+            SELECT \(unescaped: queueing.sentCount)
             """,
             logger: logger)
     }

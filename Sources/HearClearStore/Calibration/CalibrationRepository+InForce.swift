@@ -195,14 +195,15 @@ extension CalibrationRepository {
         async throws -> Int
     {
         guard !models.isEmpty || !devices.isEmpty else { return 0 }
+        let queueing = AggregationQueue.enqueueing(from: "affected", oneNotification: true)
         return try await connection.query(
             """
             WITH affected AS (
                 SELECT DISTINCT c.venue_id
                 FROM checkins c JOIN devices d ON d.id = c.device_id
                 WHERE d.model = ANY(\(models)) OR d.id = ANY(\(Array(Set(devices)).sorted()))),
-            \(unescaped: AggregationQueue.enqueueing(from: "affected", oneNotification: true))
-            SELECT count(*) FROM notified
+            \(unescaped: queueing.definitions)
+            SELECT \(unescaped: queueing.sentCount)
             """,
             logger: logger
         ).collect().first.map { Int(try $0.decode(Int64.self)) } ?? 0

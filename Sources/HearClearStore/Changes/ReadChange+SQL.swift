@@ -5,13 +5,14 @@ extension ReadChange {
     /// payload is ``ReadChange/payload``.
     public static let channel = "hearclear_reads"
 
-    /// A common table expression, `read_changes`, that NOTIFYs a venue change for each venue key
-    /// that `source` (an earlier CTE with a `venue_id` column) yields; a statement must read it
-    /// (e.g. `SELECT count(*) FROM read_changes`) for the notifications to be sent.
-    static func notifyingVenues(from source: String) -> String {
-        """
-        read_changes AS (
-            SELECT pg_notify('\(channel)', '\(venuePrefix)' || v.external_id) FROM \(source) s JOIN venues v ON v.id = s.venue_id)
-        """
+    /// A common table expression that NOTIFYs a venue change for each venue key that `source`
+    /// (an earlier CTE with a `venue_id` column) yields, once the statement evaluates its
+    /// ``NotifyingCTEs/sentCount``.
+    static func notifyingVenues(from source: String) -> NotifyingCTEs {
+        let definitions = """
+            read_changes AS (
+                SELECT pg_notify('\(channel)', '\(venuePrefix)' || v.external_id) FROM \(source) s JOIN venues v ON v.id = s.venue_id)
+            """
+        return NotifyingCTEs(definitions: definitions, sentCount: "(SELECT count(*) FROM read_changes)")
     }
 }

@@ -143,6 +143,7 @@ public struct CheckinMonthRepository: Sendable {
             PostgresQuery(unsafeSQL: "ALTER TABLE checkins DETACH PARTITION \(table)"), logger: logger)
         // Ingest's statement writes `venue_counts` while it holds `checkins`: now that the
         // detach holds `checkins`, no ingest is half way through, so none waits on these rows.
+        let queueing = AggregationQueue.enqueueing(from: "touched", oneNotification: true)
         let queued = try await connection.query(
             """
             WITH per_venue AS (SELECT venue_id, count(*) AS n FROM \(unescaped: table) GROUP BY venue_id),
@@ -150,8 +151,8 @@ public struct CheckinMonthRepository: Sendable {
                 UPDATE venue_counts c SET checkins = greatest(c.checkins - p.n, 0)
                 FROM per_venue p WHERE c.venue_id = p.venue_id RETURNING 1),
             touched AS (SELECT venue_id FROM per_venue),
-            \(unescaped: AggregationQueue.enqueueing(from: "touched", oneNotification: true))
-            SELECT (SELECT count(*) FROM notified), (SELECT count(*) FROM counted)
+            \(unescaped: queueing.definitions)
+            SELECT \(unescaped: queueing.sentCount), (SELECT count(*) FROM counted)
             """, logger: logger
         ).decode((Int, Int).self).first { _ in true }
         return queued?.0 ?? 0

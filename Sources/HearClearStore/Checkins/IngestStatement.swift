@@ -105,6 +105,8 @@ enum ArrayLiteral {
 /// so two of one phone could not be checked against each other for the overlap.
 enum IngestStatement: QueryShape {
     private static let elsewhere = JudgementReason.elsewhereMeanwhile.rawValue
+    /// Each stored check-in's venue queued with it, its workers woken.
+    private static let queueing = AggregationQueue.enqueueing(from: "inserted", .checkinsAdded)
 
     static let sql = """
         WITH batch AS (
@@ -166,9 +168,9 @@ enum IngestStatement: QueryShape {
             INSERT INTO venue_counts (venue_id, checkins)
             SELECT venue_id, count(*) FROM inserted GROUP BY venue_id ORDER BY venue_id
             ON CONFLICT (venue_id) DO UPDATE SET checkins = venue_counts.checkins + EXCLUDED.checkins),
-        \(AggregationQueue.enqueueing(from: "inserted", .checkinsAdded))
+        \(queueing.definitions)
         SELECT inserted.id, inserted.received_at, inserted.receipt_status, inserted.receipt_reasons
-        FROM inserted WHERE (SELECT count(*) FROM notified) >= 0
+        FROM inserted WHERE \(queueing.sentCount) >= 0
         """
 
     /// The statement for `rows`, each id and device at most once.

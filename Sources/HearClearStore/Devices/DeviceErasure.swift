@@ -65,6 +65,7 @@ public struct DeviceErasure: Sendable {
                 ORDER BY venue_id FOR UPDATE
                 """, logger: logger
             ).collect()
+            let queueing = AggregationQueue.enqueueing(from: "touched")
             let rows = try await connection.query(
                 """
                 WITH hours AS (DELETE FROM checkin_hours WHERE device_id = \(key) RETURNING 1),
@@ -86,9 +87,9 @@ public struct DeviceErasure: Sendable {
                     UPDATE venue_campaigns SET devices = array_remove(devices, \(key))
                     WHERE devices @> ARRAY[\(key)]::bigint[] RETURNING 1),
                 touched AS (SELECT venue_id FROM per_venue),
-                \(unescaped: AggregationQueue.enqueueing(from: "touched"))
+                \(unescaped: queueing.definitions)
                 SELECT (SELECT count(*) FROM removed), (SELECT count(*) FROM reports),
-                       (SELECT count(*) FROM calibration), (SELECT count(*) FROM notified)
+                       (SELECT count(*) FROM calibration), \(unescaped: queueing.sentCount)
                 """, logger: logger)
             // (Data-modifying CTEs run whether or not the answer reads them: `hours`, `forgotten`,
             // `counted`, `trust` and `campaigns`.)

@@ -9,9 +9,8 @@ extension AggregationQueue {
 
     /// The one way a venue is queued: common table expressions that insert an `aggregation_queue`
     /// entry for each `venue_id` that `source` (an earlier CTE of the statement) yields, and
-    /// NOTIFY ``channel`` for each. `queued` holds the entries made; `notified` their venue keys
-    /// once notified, and a statement must read `notified` (e.g. `SELECT count(*) FROM notified`)
-    /// for the notifications to be sent.
+    /// NOTIFY ``channel`` for each once the statement evaluates their
+    /// ``NotifyingCTEs/sentCount`` (the number of venues queued).
     ///
     /// - Parameters:
     ///   - reason: what changed: anything (the venue is read in full), only check-ins added
@@ -19,7 +18,9 @@ extension AggregationQueue {
     ///     reads just those), or nothing of its own (judged again from memory).
     ///   - oneNotification: NOTIFY `*` (PostgreSQL sends one per transaction) instead of one per
     ///     venue, when many venues are queued at once.
-    static func enqueueing(from source: String, _ reason: Reason = .changed, oneNotification: Bool = false) -> String {
+    static func enqueueing(from source: String, _ reason: Reason = .changed, oneNotification: Bool = false)
+        -> NotifyingCTEs
+    {
         let payload = oneNotification ? "'*'" : "queued.venue_id::text"
         let entry =
             switch reason {
@@ -27,7 +28,7 @@ extension AggregationQueue {
             case .checkinsAdded: "venue_id, true, id, started_at, false"
             case .rejudged: "venue_id, true, NULL::uuid, NULL::timestamptz, true"
             }
-        return """
+        let definitions = """
             queued AS (
                 INSERT INTO aggregation_queue (venue_id, checkins_only, checkin_id, checkin_started_at, rejudge)
                 SELECT \(entry) FROM \(source)
@@ -35,6 +36,7 @@ extension AggregationQueue {
             notified AS (
                 SELECT queued.venue_id FROM queued WHERE pg_notify('\(channel)', \(payload)) IS NOT NULL)
             """
+        return NotifyingCTEs(definitions: definitions, sentCount: "(SELECT count(*) FROM notified)")
     }
 
     /// Why ``enqueueing(from:_:oneNotification:)`` queues a venue.
@@ -52,25 +54,27 @@ extension AggregationQueue {
     /// that had any, in the same statement. Answers the number of venues queued. A check-in whose
     /// samples are removed (migration 0015) keeps its cleaning: nothing is left to clean.
     static func forgettingCleaning(venueID: Int64?) -> PostgresQuery {
-        """
-        WITH forgotten AS (
-            UPDATE checkins SET cleaned_at = NULL
-            WHERE venue_id = COALESCE(\(venueID), venue_id) AND cleaned_at IS NOT NULL
-              AND samples_removed_at IS NULL
-            RETURNING venue_id),
-        affected AS (SELECT DISTINCT venue_id FROM forgotten),
-        \(unescaped: enqueueing(from: "affected"))
-        SELECT count(*) FROM notified
-        """
+        let queueing = enqueueing(from: "affected")
+        return """
+            WITH forgotten AS (
+                UPDATE checkins SET cleaned_at = NULL
+                WHERE venue_id = COALESCE(\(venueID), venue_id) AND cleaned_at IS NOT NULL
+                  AND samples_removed_at IS NULL
+                RETURNING venue_id),
+            affected AS (SELECT DISTINCT venue_id FROM forgotten),
+            \(unescaped: queueing.definitions)
+            SELECT \(unescaped: queueing.sentCount)
+            """
     }
 
     /// Queues (and wakes the workers for) every venue with a check-in from `deviceKeys`; answers
     /// the number of venues queued.
     static func enqueueingVenues(ofDevices deviceKeys: [Int64]) -> PostgresQuery {
-        """
-        WITH device_venues AS (SELECT DISTINCT venue_id FROM checkins WHERE device_id = ANY(\(deviceKeys))),
-        \(unescaped: enqueueing(from: "device_venues"))
-        SELECT count(*) FROM notified
-        """
+        let queueing = enqueueing(from: "device_venues")
+        return """
+            WITH device_venues AS (SELECT DISTINCT venue_id FROM checkins WHERE device_id = ANY(\(deviceKeys))),
+            \(unescaped: queueing.definitions)
+            SELECT \(unescaped: queueing.sentCount)
+            """
     }
 }

@@ -170,10 +170,11 @@ public struct AggregationQueue: Sendable {
 
     /// Queues one venue (and wakes the workers).
     public func enqueue(venueID: Int64) async throws {
+        let queueing = Self.enqueueing(from: "venue")
         try await client.query(
             """
-            WITH venue AS (SELECT \(venueID)::int8 AS venue_id), \(unescaped: Self.enqueueing(from: "venue"))
-            SELECT count(*) FROM notified
+            WITH venue AS (SELECT \(venueID)::int8 AS venue_id), \(unescaped: queueing.definitions)
+            SELECT \(unescaped: queueing.sentCount)
             """,
             logger: logger)
     }
@@ -194,13 +195,14 @@ public struct AggregationQueue: Sendable {
     /// Queues every venue that has check-ins; returns how many.
     @discardableResult
     public func enqueueAll() async throws -> Int {
+        let queueing = Self.enqueueing(from: "checked_in", oneNotification: true)
         let rows = try await client.query(
             """
             WITH checked_in AS (
                 SELECT v.id AS venue_id FROM venues v WHERE EXISTS (SELECT 1 FROM checkins c WHERE c.venue_id = v.id)
                 ORDER BY v.id),
-            \(unescaped: Self.enqueueing(from: "checked_in", oneNotification: true))
-            SELECT count(*) FROM notified
+            \(unescaped: queueing.definitions)
+            SELECT \(unescaped: queueing.sentCount)
             """,
             logger: logger)
         var count = 0

@@ -88,18 +88,11 @@ public struct VenueSearchRepository: Sendable {
     /// `width_bucket` numbers a level's band as `Bands` does: the count of upper bounds at or
     /// below it.
     static func levelled(_ query: VenueSearchQuery, referenceOffsetDB: Double) -> PostgresQuery {
-        let filtered = query.filter != nil
-        let maximum = query.filter?.maximumDB
-        let below = query.filter?.belowDB
+        let (filtered, maximum, below) = (query.filter != nil, query.filter?.maximumDB, query.filter?.belowDB)
         let bounds = query.filter?.bandBounds ?? []
         let bandIndexes = (query.filter?.bandIndexes ?? []).map { Int32($0) }
-        let after = query.after
-        // The first sort key: quietest first, a venue without a level after every level (1e9
-        // stands in for "none"); nearest first, the same for every venue. The shape of the
-        // query, not a parameter: each order is a prepared statement of its own.
-        let byLevel = query.order == .level
-        let levelKey = byLevel ? "coalesce(l.level, 1.0e9)" : "0::float8"
-        let afterLevelKey = byLevel ? (after?.levelDB ?? 1.0e9) : 0
+        let (after, order) = (query.after, LevelOrder(query))
+        let (levelKey, afterLevelKey) = (order.key, order.afterKey)
         return
             """
             WITH q AS (
@@ -150,6 +143,22 @@ public struct VenueSearchRepository: Sendable {
                 LIMIT \(query.limit))
             \(unescaped: Self.hitsSelect(from: "page", orderedBy: "p.level_key, p.distance, p.id"))
             """
+    }
+
+    /// The first sort key of a levelled search: quietest first, a venue without a level after
+    /// every level (1e9 stands in for "none"); nearest first, the same for every venue. The shape
+    /// of the query, not a parameter: each order is a prepared statement of its own.
+    struct LevelOrder {
+        /// The key's SQL over the `leveled` row `l`.
+        let key: String
+        /// The key of the venue the page starts after.
+        let afterKey: Double
+
+        init(_ query: VenueSearchQuery) {
+            let byLevel = query.order == .level
+            key = byLevel ? "coalesce(l.level, 1.0e9)" : "0::float8"
+            afterKey = byLevel ? (query.after?.levelDB ?? 1.0e9) : 0
+        }
     }
 
     /// Venues with a word of their name starting with each of `words` (``NameWords``: folded,
