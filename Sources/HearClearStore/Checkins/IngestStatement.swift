@@ -97,14 +97,13 @@ enum ArrayLiteral {
 /// Ingest's one statement, for one check-in or a group of them (docs/ARCHITECTURE.md, "The path
 /// of a check-in" and "Check-ins written in groups"): each row's columns arrive as parallel arrays,
 /// so the text is the same for any number of rows and is prepared once a connection. Per row: the
-/// overlap rule, the id registered in `checkin_ids` (a taken id stores nothing), the check-in
+/// overlap part of ``IntakeRule`` (its parameters the statement's last two), the id registered in `checkin_ids` (a taken id stores nothing), the check-in
 /// stored, its venue's count raised and the venue queued, in the statement's one transaction. It
 /// answers a row for each check-in stored; one whose id was taken is missing.
 ///
 /// A group must hold each id and each device once: rows of one statement do not see each other,
 /// so two of one phone could not be checked against each other for the overlap.
 enum IngestStatement: QueryShape {
-    private static let elsewhere = JudgementReason.elsewhereMeanwhile.rawValue
     /// Each stored check-in's venue queued with it, its workers woken.
     private static let queueing = AggregationQueue.enqueueing(from: "inserted", .checkinsAdded)
 
@@ -121,23 +120,23 @@ enum IngestStatement: QueryShape {
                  classes_classifier, classes_classifier_version, classes_vocabulary, class_window_offsets_s,
                  class_window_seconds, class_window_classes, class_top_counts, class_top_labels,
                  class_top_permille, device_os)),
-        -- A device cannot be at two venues at once: a check-in overlapping in time one of the same
-        -- device at another venue is excluded as `elsewhere_meanwhile` (the earlier one stands; one
-        -- already excluded so is no evidence against the next). Read through the
-        -- (device_id, started_at) index: the phone's check-ins of the last day.
+        -- IntakeRule's overlap: a check-in overlapping in time one of the same device at another
+        -- venue is excluded for reason $27 (the earlier one stands; one already excluded so is no
+        -- evidence against the next). Read through the (device_id, started_at) index: the phone's
+        -- check-ins of the $26 seconds before.
         verdict AS (
             SELECT b.*, EXISTS (
                 SELECT 1 FROM checkins o
                 WHERE o.device_id = b.device_id AND o.venue_id <> b.venue_id
-                  AND o.started_at < b.ended_at AND o.started_at > b.started_at - interval '1 day'
+                  AND o.started_at < b.ended_at AND o.started_at > b.started_at - $26::integer * interval '1 second'
                   AND o.ended_at > b.started_at
-                  AND NOT COALESCE('\(elsewhere)' = ANY(o.receipt_reasons), false)) AS elsewhere
+                  AND NOT COALESCE($27::text = ANY(o.receipt_reasons), false)) AS elsewhere
             FROM batch b),
         -- No reasons are stored as NULL (migration 0024).
         judged AS (
             SELECT v.*,
                    CASE WHEN v.elsewhere THEN 'excluded' ELSE v.status END AS first_status,
-                   CASE WHEN v.elsewhere THEN COALESCE(v.reasons::text[], '{}') || '\(elsewhere)'::text
+                   CASE WHEN v.elsewhere THEN COALESCE(v.reasons::text[], '{}') || $27::text
                         ELSE v.reasons::text[] END AS first_reasons
             FROM verdict v),
         -- The id taken once for all months (migration 0020): a resend, whatever its `started_at`,
@@ -178,7 +177,7 @@ enum IngestStatement: QueryShape {
         // In the order of their ids, which `checkin_ids` is written in: two statements that share
         // an id (a resend while the first is being written) wait for each other, never in a circle.
         let rows = rows.sorted { $0.id < $1.id }
-        var binds = PostgresBindings(capacity: 25)
+        var binds = PostgresBindings(capacity: 27)
         binds.append(rows.map(\.id))
         binds.append(rows.map(\.venueID))
         binds.append(rows.map(\.deviceID))
@@ -204,6 +203,8 @@ enum IngestStatement: QueryShape {
         binds.append(NullableArray(rows.map(\.topLabels)))
         binds.append(NullableArray(rows.map(\.topPermille)))
         binds.append(NullableArray(rows.map(\.deviceOS)))
+        binds.append(Int32(IntakeRule.overlapLookbackSeconds))
+        binds.append(IntakeRule.overlapReason.rawValue)
         return PreparedQuery(PostgresQuery(unsafeSQL: sql, binds: binds))
     }
 

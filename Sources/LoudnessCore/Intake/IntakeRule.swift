@@ -1,7 +1,14 @@
-/// The first judgement of a check-in, made when it is received and before any cleaning: where the
-/// phone said it was. A check-in whose phone was farther than ``maxDistanceMetres`` from the venue
-/// is `excluded` as ``JudgementReason/tooFarFromVenue`` (the reason stands at every later
-/// judgement); any other is `pending` until the aggregation worker judges it.
+/// The first judgement of a check-in, made when it is received and before any cleaning, in two
+/// parts, both here:
+///
+/// - where the phone said it was: a check-in whose phone was farther than ``maxDistanceMetres``
+///   from the venue is `excluded` as ``JudgementReason/tooFarFromVenue`` (``verdict(phone:venue:)``);
+/// - where the phone was meanwhile: one that overlaps in time a stored check-in of the same device
+///   at another venue is `excluded` as ``overlapReason``. It needs the stored check-ins, so ingest's
+///   statement asks it, taking ``overlapLookbackSeconds`` and ``overlapReason`` as its parameters.
+///
+/// Either reason stands at every later judgement; any other check-in is `pending` until the
+/// aggregation worker judges it.
 public struct IntakeRule: Sendable, Equatable {
     /// The first status, its reasons, and the distance measured (`nil` without a location).
     public struct Verdict: Sendable, Equatable {
@@ -18,6 +25,15 @@ public struct IntakeRule: Sendable, Equatable {
 
     /// 250 m by default (`--max-distance-metres`).
     public var maxDistanceMetres: Double
+
+    /// The reason of a check-in that overlaps in time one of the same device at another venue: the
+    /// earlier stands, and one itself excluded for this reason is no evidence against the next.
+    public static let overlapReason = JudgementReason.elsewhereMeanwhile
+
+    /// How far back from a check-in's start the overlap looks for the device's other check-ins (a
+    /// check-in is shorter than this): what bounds the statement's read of the device's check-ins
+    /// through the `(device_id, started_at)` index.
+    public static let overlapLookbackSeconds = 86_400
 
     public init(maxDistanceMetres: Double = 250) {
         self.maxDistanceMetres = maxDistanceMetres
