@@ -330,7 +330,6 @@ let package = Package(
                 "HearClearServer",
                 "HearClearEngine",
                 "HearClearModel",
-                "HearClearStore",
                 "HearClearTestSupport",
                 "LoudnessCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
