@@ -1,6 +1,5 @@
 import Foundation
 import HearClearEngine
-import HearClearStore
 import HearClearTestSupport
 import PostgresNIO
 import Synchronization
@@ -128,7 +127,6 @@ extension HearClearCommand {
     /// shared test cluster's socket.
     public static func databaseURL(_ configuration: PostgresClient.Configuration) async throws -> String {
         let socket = try await TestCluster.shared.cluster().socketDirectory
-        let database = configuration.database ?? "postgres"
-        return "postgres://\(EmbeddedPostgres.superuser)@localhost:\(EmbeddedPostgres.port)/\(database)?host=\(socket)"
+        return "postgres://\(configuration.username)@/\(configuration.database ?? "")?host=\(socket)"
     }
 }

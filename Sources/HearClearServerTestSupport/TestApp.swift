@@ -2,7 +2,6 @@ import Foundation
 import HearClearEngine
 import HearClearModel
 import HearClearServer
-import HearClearStore
 import HearClearTestSupport
 import Hummingbird
 import HummingbirdTesting
@@ -35,11 +34,10 @@ public func withRouterApp<T: Sendable>(
     _ body: @Sendable @escaping (any TestClientProtocol, PostgresClient) async throws -> T
 ) async throws -> T {
     try await withTestDatabase { client, _ in
-        let migrations = try Migration.load(from: configuration.migrationsDirectory)
         let router = try buildRouter(
             configuration: configuration,
             engine: Engine(client: client, configuration: configuration.engine, logger: testLogger),
-            migrations: Migrations(client: client, migrations: migrations, logger: testLogger))
+            migrations: Migrations(client: client, directory: configuration.migrationsDirectory, logger: testLogger))
         let app = Application(router: router, logger: testLogger)
         return try await app.boundedTest(.router) { testClient in try await body(testClient, client) }
     }
@@ -79,15 +77,6 @@ extension DeviceKey {
     /// keyed form.
     public static func testShort(_ deviceID: String) -> String {
         DeviceIdentity.shortened(tests.keyed(deviceID))
-    }
-}
-
-extension DeviceDirectory {
-    /// The engine's acts on devices, by the id the phone sends, keyed under `key`.
-    public static func testing(_ database: PostgresClient, key: DeviceKey = .tests) -> DeviceDirectory {
-        DeviceDirectory(
-            devices: DeviceRepository(client: database, logger: testLogger),
-            administration: DeviceAdministration(client: database, logger: testLogger), key: key)
     }
 }
 

@@ -26,9 +26,7 @@ struct CalibrateCommandTests {
                 csv += "\(ISO8601DateFormatter().string(from: Self.start.addingTimeInterval(Double(second)))),"
                 csv += "\(Double(level) + 112)\n"
             }
-            let cluster = try await TestCluster.shared.cluster()
-            let url =
-                "postgres://\(configuration.username)@/\(configuration.database ?? "")?host=\(cluster.socketDirectory)"
+            let url = try await HearClearCommand.databaseURL(configuration)
             let (meter, models, badID) = try await withScratchDirectory { scratch in
                 let file = scratch.appendingPathComponent("meter.csv")
                 try Data(csv.utf8).write(to: file)

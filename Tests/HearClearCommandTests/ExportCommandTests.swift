@@ -27,10 +27,7 @@ struct ExportCommandTests {
                 #expect(csv.status == .ok)
                 #expect(geo.status == .ok)
 
-                let cluster = try await TestCluster.shared.cluster()
-                let url =
-                    "postgres://\(databaseConfiguration.username)@/\(databaseConfiguration.database ?? "")"
-                    + "?host=\(cluster.socketDirectory)"
+                let url = try await HearClearCommand.databaseURL(databaseConfiguration)
                 try await withScratchDirectory { scratch in
                     let file = scratch.appendingPathComponent("cells.csv")
                     let toFile = try await HearClearCommand.run(

@@ -53,9 +53,7 @@ extension SimulateCommandTests {
         .timeLimit(.minutes(5)))
     func engineCityWithReports() async throws {
         try await withTestDatabase { database, configuration in
-            let cluster = try await TestCluster.shared.cluster()
-            let url =
-                "postgres://\(configuration.username)@/\(configuration.database ?? "")?host=\(cluster.socketDirectory)"
+            let url = try await HearClearCommand.databaseURL(configuration)
             try await withScratchDirectory { scratch in
                 let run = try await HearClearCommand.run(
                     [

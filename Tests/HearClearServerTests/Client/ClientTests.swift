@@ -101,6 +101,7 @@ struct ClientTests {
                 #expect(answer["sampleCount"] as? Int == 12)
                 #expect(answer["status"] is String)
 
+                let loudness = Engine.testing(database).loudness
                 let rows = try await database.query(
                     """
                     SELECT id, source, sample_count, COALESCE(utc_offsets_min, ARRAY[utc_offset_min]), started_at
@@ -111,7 +112,7 @@ struct ClientTests {
                 for try await (storedID, source, count, zones, startedAt) in rows.decode(
                     (UUID, String, Int, [Int16], Date).self)
                 {
-                    let stored = try await Engine.testing(database).loudness.storedCheckin(id: storedID)
+                    let stored = try await loudness.storedCheckin(id: storedID)
                     let averages = try #require(stored).averageDBFS
                     found += 1
                     #expect(source == "v2")

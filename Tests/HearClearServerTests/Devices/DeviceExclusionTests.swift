@@ -44,7 +44,7 @@ struct DeviceExclusionTests {
                 suspect.append(checkin)
             }
             let before = try await cells(checkins: 3, client: client)
-            let admin = DeviceDirectory.testing(database)
+            let admin = Engine.testing(database).devices
 
             let excluded = try await admin.setExcluded("suspect-device", excluded: true, note: "test")
             let without = try await cells(checkins: 2, client: client)
@@ -79,9 +79,9 @@ struct DeviceExclusionTests {
                     to: client)
             }
             _ = try await cells(checkins: 3, client: client, only: Self.uris[0])
-            _ = try await DeviceDirectory.testing(database).setExcluded("loud-device-xyz", excluded: true)
-
             let devices = Engine.testing(database).devices
+            _ = try await devices.setExcluded("loud-device-xyz", excluded: true)
+
             let reports = try await devices.reports()
             let excludedOnly = try await devices.reports(excludedOnly: true)
 

@@ -117,7 +117,8 @@ struct PrivacyTests {
         try await withTestDatabase { database, _ in
             let other = try DeviceKey(secret: "another-deployment-device-key-0123456789")
             for key in [DeviceKey.tests, other, DeviceKey.tests] {
-                try await DeviceDirectory.testing(database, key: key).register(clientID: "phone-1", model: nil)
+                try await Engine.testing(database) { $0.deviceKey = key }.devices.register(
+                    clientID: "phone-1", model: nil)
             }
             #expect(
                 try await Self.storedDevices(database) == [DeviceKey.tests.keyed("phone-1"), other.keyed("phone-1")])

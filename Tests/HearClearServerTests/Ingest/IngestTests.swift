@@ -48,11 +48,12 @@ struct IngestTests {
             let object = Fixture.checkin(count: 12, average: -40)
             _ = try await Self.post(client, object)
 
+            let loudness = Engine.testing(database).loudness
             let rows = try await database.query(
                 "SELECT id, COALESCE(utc_offsets_min, ARRAY[utc_offset_min]) FROM checkins"
             )
             for try await (id, zones) in rows.decode((UUID, [Int16]).self) {
-                let samples = try #require(try await Engine.testing(database).loudness.storedCheckin(id: id))
+                let samples = try #require(try await loudness.storedCheckin(id: id))
                 let (offsets, averages, peaks) = (samples.offsetsSeconds, samples.averageDBFS, samples.peakDBFS)
                 #expect(offsets == Array(0..<12))
                 // Fixture: average + (second % 3) * 0.5, peak average + 13.3.
@@ -90,9 +91,10 @@ struct IngestTests {
             #expect(response.status == .conflict)
             #expect(response.body.problemPointers == ["/id"])
             #expect(try await database.count("checkins") == 1)
+            let loudness = Engine.testing(database).loudness
             let stored = try await database.query("SELECT id FROM checkins").decode(UUID.self)
             for try await id in stored {
-                #expect(try await Engine.testing(database).loudness.storedCheckin(id: id)?.averageDBFS.first == -30)
+                #expect(try await loudness.storedCheckin(id: id)?.averageDBFS.first == -30)
             }
         }
     }

@@ -188,10 +188,11 @@ struct SoundCharacterAPITests {
                 #expect(response.status == .created, "\(String(buffer: response.body).prefix(300))")
             }
 
+            let loudness = Engine.testing(database).loudness
             let rows = try await database.query("SELECT id FROM checkins ORDER BY received_at")
             var stored: [UUID: ([Int16]?, [Int16]?, [Int16]?)] = [:]
             for try await id in rows.decode(UUID.self) {
-                let samples = try #require(try await Engine.testing(database).loudness.storedCheckin(id: id))
+                let samples = try #require(try await loudness.storedCheckin(id: id))
                 stored[id] = (samples.lceqDdB, samples.bandIndexes, samples.bandsDdB)
             }
             let samples = full["samples"] as! [JSONObject]

@@ -84,6 +84,7 @@ struct LegacyTests {
             #expect(first.status == .ok, "\(String(buffer: first.body))")
             #expect(resend.status == .ok)
             #expect(try await database.count("checkins") == 1, "the derived id makes a resend harmless")
+            let loudness = Engine.testing(database).loudness
             let rows = try await database.query(
                 """
                 SELECT started_at, id, source, zone_guessed, COALESCE(utc_offsets_min, ARRAY[utc_offset_min])
@@ -93,7 +94,7 @@ struct LegacyTests {
             for try await (startedAt, id, source, guessed, offsets) in rows.decode(
                 (Date, UUID, String, Bool, [Int16]).self
             ) {
-                let samples = try #require(try await Engine.testing(database).loudness.storedCheckin(id: id))
+                let samples = try #require(try await loudness.storedCheckin(id: id))
                 let (averages, peaks) = (samples.averageDBFS, samples.peakDBFS)
                 #expect(startedAt == start)
                 // python3: 20*math.log10(0.03) == -30.457574905606752; 20*math.log10(0.12) == -18.416375079047505
