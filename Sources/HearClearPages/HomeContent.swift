@@ -30,9 +30,20 @@ struct HomeContent {
     /// The map's tile server and attribution, when the service has one.
     let map: PageMap?
 
-    func html() -> String {
-        let out = HTMLText()
-        out.reserve(searched ? 6_000 + 1_600 * results.count : 4_000)
+    /// The content alone.
+    func html() -> String { page(in: .init(before: [], after: [])).html }
+
+    /// The whole page: the content in `frame` (the layout around it, ``PagesRenderer/Frame``).
+    func page(in frame: PagesRenderer.Frame) -> HTMLText {
+        let out = HTMLText(
+            startingWith: frame.before,
+            capacity: frame.after.count + (searched ? 6_000 + 1_600 * results.count : 4_000))
+        write(to: out)
+        out.raw(bytes: frame.after)
+        return out
+    }
+
+    private func write(to out: HTMLText) {
         out.raw("<h1>Find a quiet place</h1>\n")
         if !form.errors.isEmpty {
             out.raw("<div class=\"errors\" role=\"alert\"><p>Please check the form:</p><ul>")
@@ -41,7 +52,6 @@ struct HomeContent {
         }
         writeForm(out)
         if searched { writeResults(out) }
-        return out.html
     }
 
     private func writeForm(_ out: HTMLText) {
@@ -203,43 +213,67 @@ struct HomeContent {
     }
 }
 
-/// HTML being written: ``raw(_:)`` for the page's own markup, ``text(_:)`` for every value,
-/// escaped for text and attribute values (`&`, `<`, `>`, `"`, `'`). A class, so that calls chain
-/// (`out.raw(…).text(…)`); one page's, never shared.
+/// HTML being written, as UTF-8 bytes: ``raw(_:)`` for the page's own markup, ``text(_:)`` for
+/// every value, escaped for text and attribute values (`&`, `<`, `>`, `"`, `'`). A class, so that
+/// calls chain (`out.raw(…).text(…)`); one page's, never shared.
 final class HTMLText {
-    private(set) var html = ""
+    private(set) var bytes: [UInt8]
 
-    func reserve(_ bytes: Int) { html.reserveCapacity(bytes) }
+    /// Starting with `prefix` (the layout before the content), room kept for `capacity` bytes.
+    init(startingWith prefix: [UInt8] = [], capacity: Int = 0) {
+        bytes = []
+        bytes.reserveCapacity(prefix.count + capacity)
+        bytes.append(contentsOf: prefix)
+    }
+
+    /// What was written, as a string.
+    var html: String { String(decoding: bytes, as: UTF8.self) }
 
     @discardableResult
     func raw(_ markup: String) -> HTMLText {
-        html += markup
+        bytes.append(contentsOf: markup.utf8)
         return self
+    }
+
+    /// Bytes already HTML (the layout after the content).
+    func raw(bytes markup: [UInt8]) {
+        bytes.append(contentsOf: markup)
     }
 
     @discardableResult
     func text(_ value: String) -> HTMLText {
-        let utf8 = value.utf8
+        if value.utf8.withContiguousStorageIfAvailable({ escape($0) }) == nil { escape(Array(value.utf8)) }
+        return self
+    }
+
+    private func escape(_ utf8: some Collection<UInt8>) {
         var start = utf8.startIndex
         var index = start
         while index != utf8.endIndex {
-            let entity: String? =
-                switch utf8[index] {
-                case UInt8(ascii: "&"): "&amp;"
-                case UInt8(ascii: "<"): "&lt;"
-                case UInt8(ascii: ">"): "&gt;"
-                case UInt8(ascii: "\""): "&quot;"
-                case UInt8(ascii: "'"): "&#39;"
-                default: nil
-                }
-            if let entity {
-                html += value[start..<index]
-                html += entity
+            if let entity = Self.entity(utf8[index]) {
+                bytes.append(contentsOf: utf8[start..<index])
+                bytes.append(contentsOf: entity)
                 start = utf8.index(after: index)
             }
             index = utf8.index(after: index)
         }
-        html += value[start..<utf8.endIndex]
-        return self
+        bytes.append(contentsOf: utf8[start..<utf8.endIndex])
+    }
+
+    private static let ampersand = Array("&amp;".utf8)
+    private static let lessThan = Array("&lt;".utf8)
+    private static let greaterThan = Array("&gt;".utf8)
+    private static let quote = Array("&quot;".utf8)
+    private static let apostrophe = Array("&#39;".utf8)
+
+    private static func entity(_ byte: UInt8) -> [UInt8]? {
+        switch byte {
+        case UInt8(ascii: "&"): ampersand
+        case UInt8(ascii: "<"): lessThan
+        case UInt8(ascii: ">"): greaterThan
+        case UInt8(ascii: "\""): quote
+        case UInt8(ascii: "'"): apostrophe
+        default: nil
+        }
     }
 }

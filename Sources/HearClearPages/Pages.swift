@@ -23,11 +23,13 @@ public struct Pages: Sendable {
         staleWhileRevalidateSeconds: Int, map: PageMap? = nil
     ) throws {
         let cacheControl = "public, max-age=\(maxAgeSeconds), stale-while-revalidate=\(staleWhileRevalidateSeconds)"
+        let renderer = try PagesRenderer(directory: directory, map: map)
         controller = PagesController(
-            renderer: try PagesRenderer(directory: directory, map: map), finder: engine.finder,
+            renderer: renderer, finder: engine.finder,
             loudness: engine.loudness, reports: reports, cache: cache, cacheControl: cacheControl,
             venuePageLifetime: .seconds(maxAgeSeconds), map: map,
-            leaflet: try map.map { try LeafletFiles(directory: $0.leafletDirectory) })
+            leaflet: try map.map { try LeafletFiles(directory: $0.leafletDirectory) },
+            homeFrame: PagesController.homeFrame(renderer, map: map))
     }
 
     /// Mounts `/`, `/pages.css`, `/pages.js`, `/venues/{venueId}`, `/venues/{venueId}/week.svg`,

@@ -19,6 +19,8 @@ struct PagesController: Sendable {
     /// The map of the results, and Leaflet's files, when a tile server is set.
     let map: PageMap?
     let leaflet: LeafletFiles?
+    /// ``homeFrame(_:map:)``.
+    let homeFrame: PagesRenderer.Frame
 
     /// Results shown, and the venues read to find them when the form filters by level or
     /// conversation (those filters apply after); without them, the first `shown` are the page.
@@ -57,8 +59,7 @@ struct PagesController: Sendable {
                 // The bands again, after the cache's ticket: a band change meanwhile is seen.
                 let bands = try await cache.currentBands()
                 let form = SearchForm(request, bands: bands)
-                return renderer.made(
-                    "home", homeObject(form, bands: bands, searched: false, results: []), keepFor: nil)
+                return renderer.made(homeBytes(form, bands: bands, searched: false, results: []), keepFor: nil)
             }
         }
         let results = try await search(form, bands: bands)
@@ -69,16 +70,24 @@ struct PagesController: Sendable {
         _ form: SearchForm, bands: Bands, searched: Bool, results: [HomeContent.Result], request: Request
     ) -> Response {
         renderer.page(
-            "home", homeObject(form, bands: bands, searched: searched, results: results),
+            homeBytes(form, bands: bands, searched: searched, results: results),
             status: form.errors.isEmpty ? .ok : .unprocessableContent, to: request, cacheControl: cacheControl)
     }
 
-    private func homeObject(_ form: SearchForm, bands: Bands, searched: Bool, results: [HomeContent.Result])
-        -> HomePage
+    /// The page: `home.mustache` rendered once (``homeFrame``) around the content ``HomeContent``
+    /// writes, so that no page of results goes through the template engine.
+    private func homeBytes(_ form: SearchForm, bands: Bands, searched: Bool, results: [HomeContent.Result])
+        -> [UInt8]
     {
-        HomePage(
-            page: HomeContent(form: form, bands: bands, searched: searched, results: results, map: map).html(),
-            map: map.map { HomePage.Map(tiles: $0.tilesURL, attribution: $0.attribution) })
+        HomeContent(form: form, bands: bands, searched: searched, results: results, map: map)
+            .page(in: homeFrame).bytes
+    }
+
+    /// `home.mustache` around its content, with the service's map (or none).
+    static func homeFrame(_ renderer: PagesRenderer, map: PageMap?) -> PagesRenderer.Frame {
+        renderer.frame("home") { content in
+            HomePage(page: content, map: map.map { HomePage.Map(tiles: $0.tilesURL, attribution: $0.attribution) })
+        }
     }
 
     /// The venues found, from the search index in memory, each with its week at the hour asked

@@ -38,16 +38,45 @@ struct PagesRenderer: Sendable {
         _ template: String, _ object: Any, status: HTTPResponse.Status = .ok, to request: Request, cacheControl: String
     ) -> Response {
         let html = library.render(object, withTemplate: template) ?? ""
-        return Self.respond(
-            Array(html.utf8), contentType: "text/html; charset=utf-8", status: status, to: request,
-            cacheControl: cacheControl, headers: headers)
+        return page(Array(html.utf8), status: status, to: request, cacheControl: cacheControl)
+    }
+
+    /// A page already written (``Frame``).
+    func page(_ html: [UInt8], status: HTTPResponse.Status = .ok, to request: Request, cacheControl: String)
+        -> Response
+    {
+        Self.respond(
+            html, contentType: "text/html; charset=utf-8", status: status, to: request, cacheControl: cacheControl,
+            headers: headers)
+    }
+
+    /// A template rendered once around content that Swift writes (``HomeContent``): the bytes
+    /// before and after the content.
+    struct Frame: Sendable {
+        let before: [UInt8]
+        let after: [UInt8]
+    }
+
+    /// `template` rendered with `object(marker)`, cut where the marker is (placed unescaped once,
+    /// where the content goes).
+    func frame(_ template: String, _ object: (String) -> Any) -> Frame {
+        let marker = "\u{1}content\u{1}"
+        let html = library.render(object(marker), withTemplate: template) ?? ""
+        guard let range = html.range(of: marker) else {
+            preconditionFailure("the template \(template) places no content")
+        }
+        return Frame(before: Array(html[..<range.lowerBound].utf8), after: Array(html[range.upperBound...].utf8))
     }
 
     /// The page `template` rendered with `object`, for the ``PageCache`` to keep.
     func made(_ template: String, _ object: Any, keepFor: Duration?) -> MadePage {
         let html = library.render(object, withTemplate: template) ?? ""
-        return .keep(
-            body: Array(html.utf8), contentType: "text/html; charset=utf-8", headers: headers, keepFor: keepFor)
+        return made(Array(html.utf8), keepFor: keepFor)
+    }
+
+    /// A page already written (``Frame``), for the ``PageCache`` to keep.
+    func made(_ html: [UInt8], keepFor: Duration?) -> MadePage {
+        .keep(body: html, contentType: "text/html; charset=utf-8", headers: headers, keepFor: keepFor)
     }
 
     /// `bytes` with its ETag and `Cache-Control`, or 304 when `If-None-Match` names it.

@@ -27,6 +27,19 @@ struct VenueTableNameTests {
         // In slot order, and (where kept) in the order of the names' keys, then ids.
         for (prefix, bucket) in table.nameBuckets.buckets {
             #expect(bucket.slots == bucket.slots.sorted(), "\(prefix)", sourceLocation: sourceLocation)
+            // Where kept, the bits hold exactly the slots, and take at most twice their memory.
+            if let bits = bucket.bits {
+                var fromBits: [Int32] = []
+                for (word, value) in bits.enumerated() {
+                    for bit in 0..<64 where value & (1 << UInt64(bit)) != 0 { fromBits.append(Int32(word * 64 + bit)) }
+                }
+                #expect(fromBits == bucket.slots, "\(prefix)", sourceLocation: sourceLocation)
+                #expect(bits.count * 64 <= bucket.count * 128 + 64, "\(prefix)", sourceLocation: sourceLocation)
+            }
+            let members = Set(bucket.slots)
+            for slot in 0...Int32(table.nameKeys.count + 64) {
+                #expect(bucket.contains(slot) == members.contains(slot), "\(prefix)", sourceLocation: sourceLocation)
+            }
             guard let byKey = bucket.byKey else { continue }
             let ordered = bucket.slots.sorted { a, b in
                 let (keyA, keyB) = (table.nameKeys[Int(a)]!, table.nameKeys[Int(b)]!)
@@ -74,6 +87,29 @@ struct VenueTableNameTests {
         table.remove(externalID: "a")
         Self.expectConsistent(table)
         #expect(table.nameBuckets["lo"] == nil)
+    }
+
+    @Test("a bucket keeps bits while it is dense for its range, and lets them go once it is sparse")
+    func bits() {
+        var table = VenueTable(grid: SearchGrid())
+        // "zeb" at the first and the last of 300 slots; "qui" in every one.
+        for id in 1...300 {
+            table.insert(Self.row(Int64(id), "v\(id)", id == 1 || id == 300 ? "Quiet Zebra" : "Quiet Bar \(id)"))
+        }
+        #expect(table.nameBuckets["qui"]?.bits != nil)
+        #expect(table.nameBuckets["zeb"]?.bits == nil)
+        #expect(table.nameBuckets["zeb"]?.contains(table.slotByID[300]!) == true)
+        Self.expectConsistent(table)
+        // Renaming all but the last three out of "qui": three slots over a range of 300 are sparse.
+        for id in 1...297 { table.insert(Self.row(Int64(id), "v\(id)", "Loud Bar \(id)")) }
+        #expect(table.nameBuckets["qui"]?.count == 3)
+        #expect(table.nameBuckets["qui"]?.bits == nil)
+        #expect(table.nameBuckets["lou"]?.bits != nil)
+        Self.expectConsistent(table)
+        // Dense again.
+        for id in 1...297 { table.insert(Self.row(Int64(id), "v\(id)", "Quiet Bar \(id)")) }
+        #expect(table.nameBuckets["qui"]?.bits != nil)
+        Self.expectConsistent(table)
     }
 
     @Test("a bucket kept in key order holds names alike by id, through venues coming, renamed and going")

@@ -77,6 +77,9 @@ struct NameSearcher {
         let category: Int32?
         let point: SphereDistance.Point?
         let cap: SearchGrid.Cap?
+        /// The cap's box in radians, as `slotPoints` are: most venues in the buckets are outside
+        /// it, and are passed over without measuring.
+        let box: RadianBox?
         let after: (Double, String, Int64)?
         /// Words whose bucket does not tell: longer than a bucket's name, or of one scalar (in none).
         let toRead: [String]
@@ -89,6 +92,7 @@ struct NameSearcher {
             cap = searcher.near.map {
                 SearchGrid.Cap(latitude: $0.latitude, longitude: $0.longitude, radiusMetres: searcher.radiusMetres)
             }
+            box = cap.map(RadianBox.init)
             after = searcher.after.map { ($0.distanceMetres, searcher.afterKey ?? "", $0.venueID) }
             // A word of two or three scalars is its bucket's name: a venue in that bucket has a
             // word starting with it, and its key need not be read to tell.
@@ -135,14 +139,19 @@ struct NameSearcher {
                     }
                 }
             } else if let smallest {
-                // The slots in every bucket, merging the others' (ascending) behind the smallest's.
-                let others = buckets.dropFirst().map(\.slots)
+                // The slots in every bucket: each other one's bits tell, or its slots (ascending),
+                // merged behind the smallest's.
+                let others = Array(buckets.dropFirst())
                 var positions = [Int](repeating: 0, count: others.count)
                 slots: for slot in smallest.slots {
                     for (k, other) in others.enumerated() {
-                        positions[k] = NameBuckets.Bucket.lowerBound(of: slot, in: other, from: positions[k])
+                        if other.bits != nil {
+                            guard other.contains(slot) else { continue slots }
+                            continue
+                        }
+                        positions[k] = NameBuckets.Bucket.lowerBound(of: slot, in: other.slots, from: positions[k])
                         guard positions[k] < other.count else { return }
-                        guard other[positions[k]] == slot else { continue slots }
+                        guard other.slots[positions[k]] == slot else { continue slots }
                     }
                     consider(slot)
                 }
@@ -158,8 +167,10 @@ struct NameSearcher {
             if let category, table.slotCategories[index] != category { return }
             // With a point, the distance first (by slot: most venues in the buckets are farther).
             var distance = 0.0
-            if let point {
-                distance = SphereDistance.metres(from: table.slotPoints[index], to: point)
+            if let point, let box {
+                let venuePoint = table.slotPoints[index]
+                guard box.contains(venuePoint) else { return }
+                distance = SphereDistance.metres(from: venuePoint, to: point)
                 guard distance <= searcher.radiusMetres else { return }
             }
             // Then the key, by slot.
@@ -170,6 +181,33 @@ struct NameSearcher {
                 guard NameSearcher.precedes(after, (distance, key, id)) else { return }
             }
             candidates.append(Candidate(distance: distance, key: key, id: id, slot: slot))
+        }
+    }
+
+    /// A cap's box (``SearchGrid/Cap``, in degrees) in radians, widened by 10⁻¹² rad (far more than
+    /// the conversions' rounding, far less than the cap's own 10⁻⁹° of room): every point within
+    /// the radius is inside.
+    fileprivate struct RadianBox {
+        let latitudes: ClosedRange<Double>
+        let longitudes: [ClosedRange<Double>]
+
+        init(_ cap: SearchGrid.Cap) {
+            let pad = 1e-12
+            func radians(_ degrees: ClosedRange<Double>) -> ClosedRange<Double> {
+                (degrees.lowerBound * .pi / 180 - pad)...(degrees.upperBound * .pi / 180 + pad)
+            }
+            latitudes = radians(cap.latitudes)
+            longitudes = cap.longitudes.map(radians)
+        }
+
+        func contains(_ point: SphereDistance.Point) -> Bool {
+            guard latitudes.contains(point.latitude) else { return false }
+            // Longitudes are normalised into (−π, π]: −180° is kept as π.
+            for range in longitudes
+            where range.contains(point.longitude) || (point.longitude == .pi && range.contains(-.pi)) {
+                return true
+            }
+            return false
         }
     }
 

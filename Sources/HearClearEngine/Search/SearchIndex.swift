@@ -2,7 +2,6 @@ import Foundation
 import HearClearModel
 import LoudnessCore
 import Metrics
-import Synchronization
 
 /// Every venue in this instance's memory, for search, alternatives and similar venues
 /// (docs/ARCHITECTURE.md, "Search"): answers exactly as ``VenueSearchRepository`` (PostGIS) does,
@@ -48,7 +47,8 @@ public final class SearchIndex: Sendable {
 
     /// The calibrated level is stored dBFS plus this (configuration's `--reference-offset-db`).
     let referenceOffsetDB: Double
-    private let state: Mutex<State>
+    /// Searches read at once; changes one at a time (``ReadersWriterLock``).
+    private let state: ReadersWriterLock<State>
     private let wakeUp: AsyncStream<Void>.Continuation
     /// Yields when there may be work for ``SearchIndexService``.
     let wakes: AsyncStream<Void>
@@ -72,14 +72,14 @@ public final class SearchIndex: Sendable {
     public init(enabled: Bool, referenceOffsetDB: Double, grid: SearchGrid = SearchGrid()) {
         self.referenceOffsetDB = referenceOffsetDB
         let phase: Phase = enabled ? .stale : .off
-        state = Mutex(State(phase: phase, table: VenueTable(grid: grid)))
+        state = ReadersWriterLock(State(phase: phase, table: VenueTable(grid: grid)))
         (wakes, wakeUp) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         Self.record(phase: phase, table: nil)
     }
 
     /// The phase, venues held and their estimated bytes.
     public var status: (phase: Phase, venues: Int, bytes: Int) {
-        state.withLock { ($0.phase, $0.table.count, $0.table.bytes) }
+        state.withReadLock { ($0.phase, $0.table.count, $0.table.bytes) }
     }
 
     // MARK: - Kept true by the listener
@@ -152,7 +152,7 @@ public final class SearchIndex: Sendable {
 
     /// A new, empty table to load into.
     func emptyTable() -> VenueTable {
-        state.withLock { VenueTable(grid: $0.table.grid) }
+        state.withReadLock { VenueTable(grid: $0.table.grid) }
     }
 
     /// Puts a loaded table in and starts answering, unless the listener listened again or was
@@ -225,7 +225,7 @@ public final class SearchIndex: Sendable {
     /// ready or a venue found keeps its hours by a zone Foundation does not know (PostgreSQL then
     /// answers).
     func search(_ query: VenueSearchQuery) -> [Hit]? {
-        let hits = state.withLock { state -> [Hit]? in
+        let hits = state.withReadLock { state -> [Hit]? in
             guard state.phase == .ready else { return nil }
             return Searcher(table: state.table, query: query, referenceOffsetDB: referenceOffsetDB).run()
         }
@@ -240,7 +240,7 @@ public final class SearchIndex: Sendable {
         words: [String], near: (latitude: Double, longitude: Double)?, radiusMetres: Double, at: Date?,
         category: String?, limit: Int, after: VenueSearchQuery.Position?, afterKey: String?
     ) -> [Hit]? {
-        let hits = state.withLock { state -> [Hit]? in
+        let hits = state.withReadLock { state -> [Hit]? in
             guard state.phase == .ready else { return nil }
             return NameSearcher(
                 table: state.table, words: words, near: near, radiusMetres: radiusMetres, at: at, category: category,
@@ -253,7 +253,7 @@ public final class SearchIndex: Sendable {
 
     /// A venue by external id: `.some(nil)` for none; `nil` when the index is not ready.
     func venue(externalID: String) -> Venue?? {
-        state.withLock { state -> Venue?? in
+        state.withReadLock { state -> Venue?? in
             guard state.phase == .ready else { return nil }
             guard let slot = state.table.slotByExternalID[externalID] else { return .some(nil) }
             return .some(state.table.venues[Int(slot)]?.venue)
@@ -263,7 +263,7 @@ public final class SearchIndex: Sendable {
     /// The venue's cell at the venue-local hour of `at` by search's clock: `.some(nil)` for none;
     /// `nil` when the index is not ready or the venue is not held or its zone is unknown here.
     func cell(venueID: Int64, at: Date) -> (index: Int, cell: IndexedVenue.PackedCell)?? {
-        state.withLock { state -> (index: Int, cell: IndexedVenue.PackedCell)?? in
+        state.withReadLock { state -> (index: Int, cell: IndexedVenue.PackedCell)?? in
             guard state.phase == .ready, let slot = state.table.slotByID[venueID],
                 let venue = state.table.venues[Int(slot)]
             else { return nil }
@@ -278,7 +278,7 @@ public final class SearchIndex: Sendable {
     /// without a cell; a venue not held, or an hour outside 0–23, has none, as from PostgreSQL);
     /// `nil` when the index is not ready.
     func week(at hours: [(venueID: Int64, hour: Int)]) -> [Int64: [(index: Int, cell: IndexedVenue.PackedCell)?]]? {
-        state.withLock { state -> [Int64: [(index: Int, cell: IndexedVenue.PackedCell)?]]? in
+        state.withReadLock { state -> [Int64: [(index: Int, cell: IndexedVenue.PackedCell)?]]? in
             guard state.phase == .ready else { return nil }
             var found: [Int64: [(index: Int, cell: IndexedVenue.PackedCell)?]] = [:]
             for (venueID, hour) in hours {
@@ -301,7 +301,7 @@ public final class SearchIndex: Sendable {
     /// id), at most `limit`, as ``VenueSearchRepository/patterns(latitude:longitude:radiusMetres:limit:)``;
     /// `nil` when the index is not ready.
     func patterns(latitude: Double, longitude: Double, radiusMetres: Double, limit: Int) -> [VenuePattern]? {
-        state.withLock { state -> [VenuePattern]? in
+        state.withReadLock { state -> [VenuePattern]? in
             guard state.phase == .ready else { return nil }
             let table = state.table
             let point = SphereDistance.Point(latitude: latitude, longitude: longitude)
