@@ -173,11 +173,12 @@ struct HomeContent {
             out.raw("<p>No venue found. Try another name, a wider choice of levels, or another hour.</p>\n")
         }
         out.raw("<ol class=\"results\">\n")
-        for result in results { write(result, to: out) }
+        let strips = WeekChart.StripBands(bands: bands)
+        for result in results { write(result, strips: strips, to: out) }
         out.raw("</ol>\n</section>\n")
     }
 
-    private func write(_ result: Result, to out: HTMLText) {
+    private func write(_ result: Result, strips: WeekChart.StripBands, to out: HTMLText) {
         out.raw("  <li data-lat=\"").raw(PlainWords.fixed(result.latitude, decimals: 5))
             .raw("\" data-lon=\"").raw(PlainWords.fixed(result.longitude, decimals: 5)).raw("\">\n")
         out.raw("    <h3><a href=\"").text(result.href).raw("\">").text(result.name).raw("</a></h3>\n")
@@ -202,12 +203,22 @@ struct HomeContent {
         let hour = PlainWords.hour(result.stripHour)
         out.raw("    <p class=\"strip-caption\" aria-hidden=\"true\">Each day at ").text(hour)
             .raw(", dB (* estimated):</p>\n    <ol class=\"strip\" aria-label=\"Each day at ").text(hour).raw("\">")
+        // Each day: its colour class, its rounded level (`–` for none), and what a screen reader
+        // says of it.
         for (day, cell) in result.week.enumerated() {
-            let strip = WeekChart.stripDay(cell, day: day, bands: bands)
-            out.raw("<li class=\"").text(strip.colour).raw("\"><span aria-hidden=\"true\">")
-                .text(PlainWords.shortDayNames[day]).raw("<br>").text(strip.level)
-            if strip.estimated { out.raw("*") }
-            out.raw("</span><span class=\"visually-hidden\">").text(strip.words).raw("</span></li>")
+            guard let cell else {
+                out.raw("<li class=\"empty\"><span aria-hidden=\"true\">").text(PlainWords.shortDayNames[day])
+                    .raw("<br>–</span><span class=\"visually-hidden\">").text(PlainWords.dayNames[day])
+                    .raw(": no data</span></li>")
+                continue
+            }
+            out.raw("<li class=\"").text(strips.colour(cell, bands: bands)).raw("\"><span aria-hidden=\"true\">")
+                .text(PlainWords.shortDayNames[day]).raw("<br>").raw(String(Int(cell.levelDB.rounded())))
+            if cell.estimated { out.raw("*") }
+            out.raw("</span><span class=\"visually-hidden\">").text(PlainWords.dayNames[day]).raw(": ")
+                .text(strips.levelWords(cell)).raw(", ").text(PlainWords.decibels(cell.levelDB))
+            if cell.estimated { out.raw(", estimated") }
+            out.raw("</span></li>")
         }
         out.raw("</ol>\n  </li>\n")
     }
@@ -217,7 +228,9 @@ struct HomeContent {
 /// every value, escaped for text and attribute values (`&`, `<`, `>`, `"`, `'`). A class, so that
 /// calls chain (`out.raw(…).text(…)`); one page's, never shared.
 final class HTMLText {
-    private(set) var bytes: [UInt8]
+    /// One page's, written by one task: the runtime's exclusivity checks at every append (a few
+    /// percent of a page of results) guard nothing here.
+    @exclusivity(unchecked) private(set) var bytes: [UInt8]
 
     /// Starting with `prefix` (the layout before the content), room kept for `capacity` bytes.
     init(startingWith prefix: [UInt8] = [], capacity: Int = 0) {

@@ -343,8 +343,44 @@ struct FormBody {
 
     subscript(name: String) -> String? { values[name] }
 
-    private static func decode(_ text: Substring) -> String {
-        let spaced = text.replacingOccurrences(of: "+", with: " ")
-        return spaced.removingPercentEncoding ?? spaced
+    /// `+` as a space, then `%XX` as its byte, as Foundation's `removingPercentEncoding` decodes
+    /// them, without its cost on every page of results; a `%` not followed by two hex digits, or
+    /// bytes that are not UTF-8, are left to Foundation (which keeps the text with only `+`
+    /// replaced, or repairs some bytes).
+    static func decode(_ text: Substring) -> String {
+        let utf8 = text.utf8
+        guard utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else { return String(text) }
+        var spaced = Array(utf8)
+        for index in spaced.indices where spaced[index] == UInt8(ascii: "+") { spaced[index] = UInt8(ascii: " ") }
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(spaced.count)
+        var index = 0
+        while index < spaced.count {
+            guard spaced[index] == UInt8(ascii: "%") else {
+                decoded.append(spaced[index])
+                index += 1
+                continue
+            }
+            guard index + 2 < spaced.count, let high = hexValue(spaced[index + 1]),
+                let low = hexValue(spaced[index + 2])
+            else { return foundation(spaced) }
+            decoded.append(high << 4 | low)
+            index += 3
+        }
+        return String(validating: decoded, as: UTF8.self) ?? foundation(spaced)
+    }
+
+    private static func foundation(_ spaced: [UInt8]) -> String {
+        let text = String(decoding: spaced, as: UTF8.self)
+        return text.removingPercentEncoding ?? text
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }

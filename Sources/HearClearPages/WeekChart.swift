@@ -108,24 +108,39 @@ struct WeekChart {
 
     /// The style sheet's class (`c0`…`c6`) of the colour of a cell's band.
     static func colourClass(_ cell: LoudnessReads.Cell, bands: Bands) -> String {
-        let index = bands.bands.firstIndex { $0.label == cell.label } ?? 0
+        colourClass(label: cell.label, bands: bands)
+    }
+
+    /// The style sheet's class of the colour of the band labelled `label`.
+    static func colourClass(label: String, bands: Bands) -> String {
+        let index = bands.bands.firstIndex { $0.label == label } ?? 0
         let fill = PlainWords.colours(band: index, of: bands.bands.count).fill
         return "c\(PlainWords.palette.firstIndex { $0.fill == fill } ?? 0)"
     }
 
-    /// A venue's week at one venue-local hour, Monday first: a short day name and the rounded
-    /// level on each (colour beside, never alone), and the whole in words for screen readers.
-    /// One day of a result's strip: its colour class, its level (`–` for none), whether it is
-    /// estimated, and what a screen reader says of it.
-    static func stripDay(_ cell: LoudnessReads.Cell?, day: Int, bands: Bands) -> (
-        colour: String, level: String, estimated: Bool, words: String
-    ) {
-        guard let cell else { return ("empty", "–", false, PlainWords.dayNames[day] + ": no data") }
-        return (
-            colourClass(cell, bands: bands), String(Int(cell.levelDB.rounded())), cell.estimated,
-            PlainWords.dayNames[day] + ": " + PlainWords.level(label: cell.label).lowercased() + ", "
-                + PlainWords.decibels(cell.levelDB) + (cell.estimated ? ", estimated" : "")
-        )
+    /// What a result's strip (its week at one venue-local hour) shows of each band: the colour
+    /// class and the level in words for screen readers, made once a page rather than for each of
+    /// its 140 days (``HomeContent``).
+    struct StripBands {
+        private var colours: [String: String] = [:]
+        private var words: [String: String] = [:]
+
+        init(bands: Bands) {
+            for band in bands.bands {
+                colours[band.label] = WeekChart.colourClass(label: band.label, bands: bands)
+                words[band.label] = PlainWords.level(label: band.label).lowercased()
+            }
+        }
+
+        /// The class of the cell's band (`c0`…`c6`).
+        func colour(_ cell: LoudnessReads.Cell, bands: Bands) -> String {
+            colours[cell.label] ?? WeekChart.colourClass(cell, bands: bands)
+        }
+
+        /// The cell's band in words, lower case.
+        func levelWords(_ cell: LoudnessReads.Cell) -> String {
+            words[cell.label] ?? PlainWords.level(label: cell.label).lowercased()
+        }
     }
 
     /// The quietest hours in words: the runs of consecutive hours within 2 dB of the quietest

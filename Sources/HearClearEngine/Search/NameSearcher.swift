@@ -83,11 +83,21 @@ struct NameSearcher {
         let after: (Double, String, Int64)?
         /// Words whose bucket does not tell: longer than a bucket's name, or of one scalar (in none).
         let toRead: [String]
+        /// What ``consider(_:)`` reads of the table by slot, held here: reading them through
+        /// `searcher.table` copied the table's references at every venue considered.
+        let slotCategories: [Int32]
+        let slotPoints: [SphereDistance.Point]
+        let nameKeys: [String?]
+        let slotIDs: [Int64]
         var candidates: [Candidate] = []
 
         init(searcher: NameSearcher, category: Int32?) {
             self.searcher = searcher
             self.category = category
+            slotCategories = searcher.table.slotCategories
+            slotPoints = searcher.table.slotPoints
+            nameKeys = searcher.table.nameKeys
+            slotIDs = searcher.table.slotIDs
             point = searcher.near.map { SphereDistance.Point(latitude: $0.latitude, longitude: $0.longitude) }
             cap = searcher.near.map {
                 SearchGrid.Cap(latitude: $0.latitude, longitude: $0.longitude, radiusMetres: searcher.radiusMetres)
@@ -139,44 +149,53 @@ struct NameSearcher {
                     }
                 }
             } else if let smallest {
-                // The slots in every bucket: each other one's bits tell, or its slots (ascending),
-                // merged behind the smallest's.
-                let others = Array(buckets.dropFirst())
-                var positions = [Int](repeating: 0, count: others.count)
-                slots: for slot in smallest.slots {
-                    for (k, other) in others.enumerated() {
-                        if other.bits != nil {
-                            guard other.contains(slot) else { continue slots }
-                            continue
-                        }
-                        positions[k] = NameBuckets.Bucket.lowerBound(of: slot, in: other.slots, from: positions[k])
-                        guard positions[k] < other.count else { return }
-                        guard other.slots[positions[k]] == slot else { continue slots }
-                    }
-                    consider(slot)
+                // The slots in every bucket, narrowed bucket by bucket: by its bits, or by merging
+                // its slots (ascending) behind those left.
+                var slots = smallest.slots
+                for other in buckets.dropFirst() {
+                    slots = Self.intersection(slots, other)
+                    if slots.isEmpty { return }
                 }
+                for slot in slots { consider(slot) }
             } else {
                 for slot in table.nameKeys.indices where table.nameKeys[slot] != nil { consider(Int32(slot)) }
             }
         }
 
+        /// The slots of `slots` (ascending) that are in `bucket`.
+        private static func intersection(_ slots: [Int32], _ bucket: NameBuckets.Bucket) -> [Int32] {
+            var kept: [Int32] = []
+            kept.reserveCapacity(min(slots.count, bucket.count))
+            if bucket.bits != nil {
+                for slot in slots where bucket.contains(slot) { kept.append(slot) }
+                return kept
+            }
+            let other = bucket.slots
+            var position = 0
+            for slot in slots {
+                position = NameBuckets.Bucket.lowerBound(of: slot, in: other, from: position)
+                guard position < other.count else { break }
+                if other[position] == slot { kept.append(slot) }
+            }
+            return kept
+        }
+
         /// Keeps the venue in `slot` (in every bucket of the words) if it passes the rest.
         private mutating func consider(_ slot: Int32) {
-            let table = searcher.table
             let index = Int(slot)
-            if let category, table.slotCategories[index] != category { return }
+            if let category, slotCategories[index] != category { return }
             // With a point, the distance first (by slot: most venues in the buckets are farther).
             var distance = 0.0
             if let point, let box {
-                let venuePoint = table.slotPoints[index]
+                let venuePoint = slotPoints[index]
                 guard box.contains(venuePoint) else { return }
                 distance = SphereDistance.metres(from: venuePoint, to: point)
                 guard distance <= searcher.radiusMetres else { return }
             }
             // Then the key, by slot.
-            guard let key = table.nameKeys[index], toRead.isEmpty || NameWords.key(key, startsWordsWith: toRead)
+            guard let key = nameKeys[index], toRead.isEmpty || NameWords.key(key, startsWordsWith: toRead)
             else { return }
-            let id = table.slotIDs[index]
+            let id = slotIDs[index]
             if let after {
                 guard NameSearcher.precedes(after, (distance, key, id)) else { return }
             }

@@ -38,4 +38,27 @@ struct PageTextTests {
         #expect(out.html == "<p title=\"a&quot;b&#39;c\">&lt;script&gt;&amp;amp; café 東京&lt;/script&gt;</p>")
         #expect(HTMLText().text("").html == "")
     }
+
+    /// Form values decode as Foundation's `removingPercentEncoding` decodes them after `+` → space
+    /// (what the pages used before), on chosen and on random texts; the random ones are mostly
+    /// valid escapes, so that the fast path, not the fallback to Foundation, is what is checked.
+    @Test("a form value decodes as Foundation decodes it")
+    func formDecoding() {
+        func foundation(_ text: String) -> String {
+            let spaced = text.replacingOccurrences(of: "+", with: " ")
+            return spaced.removingPercentEncoding ?? spaced
+        }
+        let chosen = [
+            "", "plain", "quiet+corner", "caf%C3%A9", "Caf%c3%a9+Bar", "%", "%4", "%zz", "100%25", "%E6%9D%B1%E4%BA%AC",
+            "%C3", "%FF%FE", "a%2Bb", "%20%20", "+%2B+",
+        ]
+        for text in chosen { #expect(FormBody.decode(Substring(text)) == foundation(text), "\(text)") }
+        var random = SystemRandomNumberGenerator()
+        let pieces = ["a", "b", "+", "%20", "%2B", "%25", "%C3%A9", "%E6%9D%B1", "%41", "%7e", "%", "%C3", "%zz", "0"]
+        for _ in 0..<2_000 {
+            let text = (0..<Int.random(in: 0...8, using: &random)).map { _ in pieces.randomElement(using: &random)! }
+                .joined()
+            #expect(FormBody.decode(Substring(text)) == foundation(text), "\(text)")
+        }
+    }
 }
