@@ -62,35 +62,69 @@ struct Searcher {
         // Nearest first with no level filter, a venue's hour is read only once it is on the page
         // (``hits(_:hoursRead:hours:)``): its level decides nothing before.
         let levelsDecide = filter != nil || byLevel
+        let limit = max(0, query.limit)
+        // Nearest first with no level filter, the cells nearest the point are read first, and once
+        // `limit` candidates are kept a venue farther in latitude alone than the farthest of them
+        // (``Pruning``) cannot be on the page: it is passed over without measuring.
+        let prune = !levelsDecide && limit > 0
+        /// The farthest distance kept, once `limit` candidates are.
+        var bound: Double?
+        var gridCells: [VenueTable.GridCell] = []
         for gridKey in table.grid.cells(touching: cap) {
-            for list in lists {
-                guard let cell = list[gridKey] else { continue }
-                for k in 0..<cell.slots.count {
-                    guard cap.contains(latitude: cell.latitudes[k], longitude: cell.longitudes[k]) else { continue }
-                    if let category, cell.categories[k] != category { continue }
-                    let id = cell.ids[k]
-                    if id == excluded { continue }
-                    // The hour and level first: with a filter most venues fail there, before measuring.
-                    let reading =
-                        levelsDecide
-                        ? Self.reading(cell.levels[k], hours: &hours, offset: offset) : .level(nil, hour: nil)
-                    // A zone only PostgreSQL knows: only it can tell the hour.
-                    guard case .level(let level, let hour) = reading else { return nil }
-                    if let filter, !filter.passes(level) { continue }
-                    let distance = SphereDistance.metres(from: cell.points[k], to: point)
-                    guard distance <= radius else { continue }
-                    let key = byLevel ? (level ?? Self.noLevelKey) : 0
-                    if let after, let afterKey {
-                        guard (key, distance, id) > (afterKey, after.distanceMetres, after.venueID) else { continue }
-                    }
-                    candidates.append(
-                        Candidate(key: key, distance: distance, id: id, slot: cell.slots[k], level: level, hour: hour))
+            for list in lists { if let cell = list[gridKey] { gridCells.append(cell) } }
+        }
+        if prune { gridCells.sort { Pruning.nearness($0, point) < Pruning.nearness($1, point) } }
+        for cell in gridCells {
+            for k in 0..<cell.slots.count {
+                guard cap.contains(latitude: cell.latitudes[k], longitude: cell.longitudes[k]) else { continue }
+                if let category, cell.categories[k] != category { continue }
+                let id = cell.ids[k]
+                if id == excluded { continue }
+                if let bound, Pruning.latitudeMetres(cell.points[k], point) > bound { continue }
+                // The hour and level first: with a filter most venues fail there, before measuring.
+                let reading =
+                    levelsDecide
+                    ? Self.reading(cell.levels[k], hours: &hours, offset: offset) : .level(nil, hour: nil)
+                // A zone only PostgreSQL knows: only it can tell the hour.
+                guard case .level(let level, let hour) = reading else { return nil }
+                if let filter, !filter.passes(level) { continue }
+                let distance = SphereDistance.metres(from: cell.points[k], to: point)
+                guard distance <= radius else { continue }
+                let key = byLevel ? (level ?? Self.noLevelKey) : 0
+                if let after, let afterKey {
+                    guard (key, distance, id) > (afterKey, after.distanceMetres, after.venueID) else { continue }
+                }
+                candidates.append(
+                    Candidate(key: key, distance: distance, id: id, slot: cell.slots[k], level: level, hour: hour))
+                if prune, candidates.count >= 4 * limit {
+                    candidates = Self.smallest(limit, of: candidates, by: Self.precedes)
+                    bound = candidates.last?.distance
                 }
             }
         }
-        let limit = max(0, query.limit)
-        let page = Self.smallest(limit, of: candidates) { ($0.key, $0.distance, $0.id) < ($1.key, $1.distance, $1.id) }
+        let page = Self.smallest(limit, of: candidates, by: Self.precedes)
         return hits(page, hoursRead: levelsDecide, hours: &hours)
+    }
+
+    private static func precedes(_ a: Candidate, _ b: Candidate) -> Bool {
+        (a.key, a.distance, a.id) < (b.key, b.distance, b.id)
+    }
+
+    /// Nearest first with no level filter: once `limit` candidates are kept, the farthest of them
+    /// bounds the page. A venue's distance is at least the sphere's radius times its difference in
+    /// latitude from the point (no path between two parallels is shorter than the meridian's), so
+    /// a venue farther than the bound in latitude alone, by more than a millimetre (far above the
+    /// rounding of either side), cannot be on the page.
+    private enum Pruning {
+        static func latitudeMetres(_ venue: SphereDistance.Point, _ point: SphereDistance.Point) -> Double {
+            SphereDistance.radiusMetres * abs(venue.latitude - point.latitude) - 0.001
+        }
+
+        /// How near a grid cell is to the point, to read the nearest first: by the latitude of its
+        /// first venue (its band's venues are all within one band's height of it).
+        static func nearness(_ cell: VenueTable.GridCell, _ point: SphereDistance.Point) -> Double {
+            cell.points.first.map { abs($0.latitude - point.latitude) } ?? .infinity
+        }
     }
 
     /// A venue's level as a search sees it: with `hours`, its level at its hour of the search's
