@@ -94,20 +94,38 @@ struct Searcher {
                 if let after, let afterKey {
                     guard (key, distance, id) > (afterKey, after.distanceMetres, after.venueID) else { continue }
                 }
-                candidates.append(
-                    Candidate(key: key, distance: distance, id: id, slot: cell.slots[k], level: level, hour: hour))
-                if prune, candidates.count >= 4 * limit {
-                    candidates = Self.smallest(limit, of: candidates, by: Self.precedes)
-                    bound = candidates.last?.distance
+                let candidate = Candidate(
+                    key: key, distance: distance, id: id, slot: cell.slots[k], level: level, hour: hour)
+                if prune {
+                    // The page so far, in order: the candidate takes its place if it is before the last.
+                    Self.keep(candidate, in: &candidates, limit: limit)
+                    if candidates.count == limit { bound = candidates.last?.distance }
+                } else {
+                    candidates.append(candidate)
                 }
             }
         }
-        let page = Self.smallest(limit, of: candidates, by: Self.precedes)
+        let page = prune ? candidates : Self.smallest(limit, of: candidates, by: Self.precedes)
         return hits(page, hoursRead: levelsDecide, hours: &hours)
     }
 
     private static func precedes(_ a: Candidate, _ b: Candidate) -> Bool {
         (a.key, a.distance, a.id) < (b.key, b.distance, b.id)
+    }
+
+    /// Puts `candidate` in `page` (in order, at most `limit`) where it belongs, if it does.
+    private static func keep(_ candidate: Candidate, in page: inout [Candidate], limit: Int) {
+        if page.count == limit {
+            guard let last = page.last, precedes(candidate, last) else { return }
+            page.removeLast()
+        }
+        var low = 0
+        var high = page.count
+        while low < high {
+            let middle = (low + high) / 2
+            if precedes(candidate, page[middle]) { high = middle } else { low = middle + 1 }
+        }
+        page.insert(candidate, at: low)
     }
 
     /// Nearest first with no level filter: once `limit` candidates are kept, the farthest of them
