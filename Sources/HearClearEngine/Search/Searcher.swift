@@ -38,21 +38,16 @@ struct Searcher {
         let filter = query.filter.map(LevelTest.init)
         let byLevel = query.order == .level
         let point = SphereDistance.Point(latitude: query.latitude, longitude: query.longitude)
-        let category: Int32?
+        var category: Int32?
         if let name = query.category {
             guard let number = table.categories[name] else { return [] }
             category = number
-        } else {
-            category = nil
         }
         let afterKey = query.after.map { after in byLevel ? (after.levelDB ?? Self.noLevelKey) : 0 }
         var hours = query.at.map { HoursByClock(clocks: table.clockList, at: $0) }
         var candidates: [Candidate] = []
-
-        let cap = SearchGrid.Cap(
-            latitude: query.latitude, longitude: query.longitude, radiusMetres: query.radiusMetres)
-        // What the loop reads, as locals: a closure that captured `self` would copy the table's
-        // references for every venue.
+        let cap = SearchGrid.Cap(latitude: query.latitude, longitude: query.longitude, radiusMetres: query.radiusMetres)
+        // What the loop reads, as locals (a closure capturing `self` would copy the table's references).
         let radius = query.radiusMetres
         let excluded = query.excludingVenueID
         let after = query.after
@@ -60,21 +55,12 @@ struct Searcher {
         // With a level filter only venues with cells can pass (PostgreSQL then reads `venue_levels`).
         let lists = filter == nil ? [table.cells, table.plainCells] : [table.cells]
         // Nearest first with no level filter, a venue's hour is read only once it is on the page
-        // (``hits(_:hoursRead:hours:)``): its level decides nothing before.
+        // (``hits(_:hoursRead:hours:)``), and the page is pruned (``Pruning``: `bound`).
         let levelsDecide = filter != nil || byLevel
         let limit = max(0, query.limit)
-        // Nearest first with no level filter, the cells nearest the point are read first, and once
-        // `limit` candidates are kept a venue farther in latitude alone than the farthest of them
-        // (``Pruning``) cannot be on the page: it is passed over without measuring.
         let prune = !levelsDecide && limit > 0
-        /// The farthest distance kept, once `limit` candidates are.
         var bound: Double?
-        var gridCells: [VenueTable.GridCell] = []
-        for gridKey in table.grid.cells(touching: cap) {
-            for list in lists { if let cell = list[gridKey] { gridCells.append(cell) } }
-        }
-        if prune { gridCells.sort { Pruning.nearness($0, point) < Pruning.nearness($1, point) } }
-        for cell in gridCells {
+        for cell in gridCells(touching: cap, of: lists, nearestFirstTo: prune ? point : nil) {
             for k in 0..<cell.slots.count {
                 guard cap.contains(latitude: cell.latitudes[k], longitude: cell.longitudes[k]) else { continue }
                 if let category, cell.categories[k] != category { continue }
@@ -96,17 +82,30 @@ struct Searcher {
                 }
                 let candidate = Candidate(
                     key: key, distance: distance, id: id, slot: cell.slots[k], level: level, hour: hour)
-                if prune {
-                    // The page so far, in order: the candidate takes its place if it is before the last.
-                    Self.keep(candidate, in: &candidates, limit: limit)
-                    if candidates.count == limit { bound = candidates.last?.distance }
-                } else {
+                guard prune else {
                     candidates.append(candidate)
+                    continue
                 }
+                // The page so far, in order: the candidate takes its place if it is before the last.
+                Self.keep(candidate, in: &candidates, limit: limit)
+                if candidates.count == limit { bound = candidates.last?.distance }
             }
         }
         let page = prune ? candidates : Self.smallest(limit, of: candidates, by: Self.precedes)
         return hits(page, hoursRead: levelsDecide, hours: &hours)
+    }
+
+    /// The grid's cells of `lists` that the cap's box touches; with a point, those nearest it first.
+    private func gridCells(
+        touching cap: SearchGrid.Cap, of lists: [[SearchGrid.Cell: VenueTable.GridCell]],
+        nearestFirstTo point: SphereDistance.Point?
+    ) -> [VenueTable.GridCell] {
+        var found: [VenueTable.GridCell] = []
+        for gridKey in table.grid.cells(touching: cap) {
+            for list in lists { if let cell = list[gridKey] { found.append(cell) } }
+        }
+        if let point { found.sort { Pruning.nearness($0, point) < Pruning.nearness($1, point) } }
+        return found
     }
 
     private static func precedes(_ a: Candidate, _ b: Candidate) -> Bool {
@@ -128,8 +127,8 @@ struct Searcher {
         page.insert(candidate, at: low)
     }
 
-    /// Nearest first with no level filter: once `limit` candidates are kept, the farthest of them
-    /// bounds the page. A venue's distance is at least the sphere's radius times its difference in
+    /// Nearest first with no level filter, the cells nearest the point are read first, and once
+    /// `limit` candidates are kept the farthest of them bounds the page (`bound` in ``run()``). A venue's distance is at least the sphere's radius times its difference in
     /// latitude from the point (no path between two parallels is shorter than the meridian's), so
     /// a venue farther than the bound in latitude alone, by more than a millimetre (far above the
     /// rounding of either side), cannot be on the page.
