@@ -30,9 +30,6 @@ struct HomeContent {
     /// The map's tile server and attribution, when the service has one.
     let map: PageMap?
 
-    /// The content alone.
-    func html() -> String { page(in: .init(before: [], after: [])).html }
-
     /// The whole page: the content in `frame` (the layout around it, ``PagesRenderer/Frame``).
     func page(in frame: PagesRenderer.Frame) -> HTMLText {
         let out = HTMLText(

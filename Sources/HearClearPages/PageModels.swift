@@ -7,7 +7,9 @@ import LoudnessCore
 // name, and a `nil` one as a name the struct lacks (the lookup goes on to the enclosing context,
 // as for a missing key), so a field is optional exactly where the page may lack it.
 
-/// `home.mustache`: the form and the results, written (and escaped) by ``HomeContent``.
+/// `home.mustache`: the form and the results, written (and escaped) by ``HomeContent``. Rendered
+/// once, at start, with a marker for `page` (``PagesRenderer/Frame``): each page is written into
+/// the bytes around it.
 struct HomePage {
     /// The map's tile server, when the service has one (the page then loads Leaflet).
     struct Map {
