@@ -29,7 +29,7 @@ public struct Pages: Sendable {
             loudness: engine.loudness, reports: reports, cache: cache, cacheControl: cacheControl,
             venuePageLifetime: .seconds(maxAgeSeconds), map: map,
             leaflet: try map.map { try LeafletFiles(directory: $0.leafletDirectory) },
-            homeFrame: PagesController.homeFrame(renderer, map: map))
+            homeFrame: try PagesController.homeFrame(renderer, map: map))
     }
 
     /// Mounts `/`, `/pages.css`, `/pages.js`, `/venues/{venueId}`, `/venues/{venueId}/week.svg`,

@@ -84,8 +84,8 @@ struct PagesController: Sendable {
     }
 
     /// `home.mustache` around its content, with the service's map (or none).
-    static func homeFrame(_ renderer: PagesRenderer, map: PageMap?) -> PagesRenderer.Frame {
-        renderer.frame("home") { content in
+    static func homeFrame(_ renderer: PagesRenderer, map: PageMap?) throws -> PagesRenderer.Frame {
+        try renderer.frame("home") { content in
             HomePage(page: content, map: map.map { HomePage.Map(tiles: $0.tilesURL, attribution: $0.attribution) })
         }
     }

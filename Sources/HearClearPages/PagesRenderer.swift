@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HearClearEngine
 import HearClearHTTP
+import HearClearModel
 import Hummingbird
 import Mustache
 
@@ -58,12 +59,14 @@ struct PagesRenderer: Sendable {
     }
 
     /// `template` rendered with `object(marker)`, cut where the marker is (placed unescaped once,
-    /// where the content goes).
-    func frame(_ template: String, _ object: (String) -> Any) -> Frame {
+    /// where the content goes); a template that does not place it (a changed `--resources`) is
+    /// refused at start.
+    func frame(_ template: String, _ object: (String) -> Any) throws -> Frame {
         let marker = "\u{1}content\u{1}"
         let html = library.render(object(marker), withTemplate: template) ?? ""
         guard let range = html.range(of: marker) else {
-            preconditionFailure("the template \(template) places no content")
+            throw ConfigurationError.invalid(
+                "page template \(template).mustache does not place its content with {{{page}}}")
         }
         return Frame(before: Array(html[..<range.lowerBound].utf8), after: Array(html[range.upperBound...].utf8))
     }

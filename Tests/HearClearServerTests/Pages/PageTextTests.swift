@@ -1,4 +1,5 @@
 import Foundation
+import HearClearTestSupport
 import Testing
 
 @testable import HearClearPages
@@ -59,6 +60,29 @@ struct PageTextTests {
             let text = (0..<Int.random(in: 0...8, using: &random)).map { _ in pieces.randomElement(using: &random)! }
                 .joined()
             #expect(FormBody.decode(Substring(text)) == foundation(text), "\(text)")
+        }
+    }
+
+    /// The home page's layout is rendered once around its content; a `home.mustache` that does not
+    /// place the content (a changed `--resources`) is refused at start, not served without results.
+    @Test("the home page's frame: the layout around the content, or a refusal")
+    func homeFrame() throws {
+        let pages = TestCluster.repositoryRoot + "/Pages"
+        let frame = try PagesController.homeFrame(try PagesRenderer(directory: pages), map: nil)
+        let before = String(decoding: frame.before, as: UTF8.self)
+        let after = String(decoding: frame.after, as: UTF8.self)
+        #expect(before.hasPrefix("<!doctype html>"))
+        #expect(before.hasSuffix("\n") && before.contains("<main id=\"main\">"))
+        #expect(after.contains("</main>") && after.hasSuffix("</html>\n"))
+
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("pages-\(UUID().uuidString)").path
+        try FileManager.default.copyItem(atPath: pages, toPath: copy)
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        let home = try String(contentsOfFile: copy + "/home.mustache", encoding: .utf8)
+        try home.replacingOccurrences(of: "{{{page}}}", with: "").write(
+            toFile: copy + "/home.mustache", atomically: true, encoding: .utf8)
+        #expect(throws: (any Error).self) {
+            _ = try PagesController.homeFrame(try PagesRenderer(directory: copy), map: nil)
         }
     }
 }
