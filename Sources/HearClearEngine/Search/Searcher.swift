@@ -87,7 +87,7 @@ struct Searcher {
                     continue
                 }
                 // The page so far, in order: the candidate takes its place if it is before the last.
-                Self.keep(candidate, in: &candidates, limit: limit)
+                Self.keep(candidate, in: &candidates, limit: limit, by: Self.precedes)
                 if candidates.count == limit { bound = candidates.last?.distance }
             }
         }
@@ -112,26 +112,28 @@ struct Searcher {
         (a.key, a.distance, a.id) < (b.key, b.distance, b.id)
     }
 
-    /// Puts `candidate` in `page` (in order, at most `limit`) where it belongs, if it does.
-    private static func keep(_ candidate: Candidate, in page: inout [Candidate], limit: Int) {
+    /// Puts `element` in `page` (in order by `less`, at most `limit`) where it belongs, if it does:
+    /// most elements, once the page is full, are turned away by one comparison with its last.
+    static func keep<T>(_ element: T, in page: inout [T], limit: Int, by less: (T, T) -> Bool) {
         if page.count == limit {
-            guard let last = page.last, precedes(candidate, last) else { return }
+            guard let last = page.last, less(element, last) else { return }
             page.removeLast()
         }
         var low = 0
         var high = page.count
         while low < high {
             let middle = (low + high) / 2
-            if precedes(candidate, page[middle]) { high = middle } else { low = middle + 1 }
+            if less(element, page[middle]) { high = middle } else { low = middle + 1 }
         }
-        page.insert(candidate, at: low)
+        page.insert(element, at: low)
     }
 
     /// Nearest first with no level filter, the cells nearest the point are read first, and once
-    /// `limit` candidates are kept the farthest of them bounds the page (`bound` in ``run()``). A venue's distance is at least the sphere's radius times its difference in
-    /// latitude from the point (no path between two parallels is shorter than the meridian's), so
-    /// a venue farther than the bound in latitude alone, by more than a millimetre (far above the
-    /// rounding of either side), cannot be on the page.
+    /// `limit` candidates are kept the farthest of them bounds the page (`bound` in ``run()``). A
+    /// venue's distance is at least the sphere's radius times its difference in latitude from the
+    /// point (no path between two parallels is shorter than the meridian's), so a venue farther
+    /// than the bound in latitude alone, by more than a millimetre (far above the rounding of
+    /// either side), cannot be on the page.
     private enum Pruning {
         static func latitudeMetres(_ venue: SphereDistance.Point, _ point: SphereDistance.Point) -> Double {
             SphereDistance.radiusMetres * abs(venue.latitude - point.latitude) - 0.001
@@ -263,18 +265,9 @@ struct Searcher {
         guard elements.count > count else { return elements.sorted(by: less) }
         guard count > 0 else { return [] }
         if count * 8 >= elements.count { return Array(elements.sorted(by: less).prefix(count)) }
-        // Keep the best `count` seen, sorted; most elements are rejected by one comparison.
+        // Keep the best `count` seen, sorted.
         var best = Array(elements.prefix(count)).sorted(by: less)
-        for element in elements.dropFirst(count) where less(element, best[count - 1]) {
-            var low = 0
-            var high = count - 1
-            while low < high {
-                let middle = (low + high) / 2
-                if less(element, best[middle]) { high = middle } else { low = middle + 1 }
-            }
-            best.removeLast()
-            best.insert(element, at: low)
-        }
+        for element in elements.dropFirst(count) { keep(element, in: &best, limit: count, by: less) }
         return best
     }
 }
