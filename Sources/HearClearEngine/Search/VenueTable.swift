@@ -160,10 +160,11 @@ struct VenueTable: Sendable {
     }
 
     /// What a name key takes: its heap storage and its slot in ``nameKeys``, the venue's id,
-    /// category and point by slot, and its places in the name buckets, two per word (a slot of 4 bytes in
-    /// slot order and, once a search without a point read the bucket, 4 more in key order).
+    /// category and point by slot, and its places in the name buckets, two per word (a slot of 4
+    /// bytes in slot order, 4 more in key order once the buckets are ordered, and at most 8 for a
+    /// dense bucket's bits, which never take more than twice its slots).
     static func nameKeyBytes(_ key: String?) -> Int {
-        IndexedVenue.heapBytes(key) + 16 + 8 + 4 + MemoryLayout<SphereDistance.Point>.stride + 2 * 8
+        IndexedVenue.heapBytes(key) + 16 + 8 + 4 + MemoryLayout<SphereDistance.Point>.stride + 2 * 16
             * (key?.utf8.count(where: { $0 == 0x20 }) ?? 0)
     }
 
