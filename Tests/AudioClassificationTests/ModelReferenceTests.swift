@@ -1,5 +1,6 @@
 import AudioTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 @testable import AudioClassification
@@ -152,5 +153,27 @@ struct ModelReferenceTests {
             let top = { (values: [Int]) in Set(values.indices.sorted { values[$0] > values[$1] }.prefix(3)) }
             #expect(!top(got).isDisjoint(with: top(want)), "patch \(index): top classes differ")
         }
+    }
+
+    @Test(
+        "runs on several threads at once give a lone run's outputs exactly",
+        .enabled(if: hasModel, "needs models/yamnet: run scripts/deps.sh"))
+    func concurrentRunsEqualALoneRun() throws {
+        // The server meters several recordings at once on one shared network: its matrix products
+        // (OpenBLAS) must not share scratch space between callers. Once, a run beside another gave
+        // 238 of 521 outputs wrong on one patch; a lone run is deterministic, so any difference
+        // here is one run disturbing another.
+        let model = try #require(Self.model)
+        let patches = ["tones", "chirp", "noise"].flatMap { Self.patches(of: Self.signal($0)) }
+        let alone = patches.map { model.network.run($0) }
+        let rounds = 40
+        let mismatches = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            for round in 0..<rounds {
+                let index = (worker + round) % patches.count
+                if model.network.run(patches[index]) != alone[index] { mismatches.withLock { $0 += 1 } }
+            }
+        }
+        #expect(mismatches.withLock { $0 } == 0, "of \(4 * rounds) runs on 4 threads")
     }
 }

@@ -1,5 +1,6 @@
 import COpenBLAS
 import Foundation
+import Synchronization
 
 /// Runs a quantize-dequantize ("QDQ") ONNX export of a convolutional classifier such as
 /// MobileNet-v1 YAMNet, one input at a time, in single-precision floats: the operators
@@ -14,8 +15,16 @@ import Foundation
 /// equals, up to float rounding, what ONNX Runtime computes for the same graph.
 ///
 /// Immutable once loaded and `Sendable`: each ``run(_:)`` allocates its own scratch space, so
-/// one network serves concurrent requests.
+/// one network serves concurrent requests. The matrix products themselves take turns
+/// (``blasTurn``): a single-threaded OpenBLAS (Debian's `libopenblas-serial`, built without
+/// `USE_LOCKING`) hands two callers on different threads the same packing buffer, and a run beside
+/// another then gives wrong outputs (`ModelReferenceTests` runs four at once against a lone run).
 public final class QuantizedNetwork: Sendable {
+    /// Held around every OpenBLAS call, by every network in the process: OpenBLAS's buffers are
+    /// the library's, not a network's. The rest of a run (im2col, depthwise convolutions, the
+    /// fake quantization) still runs side by side.
+    static let blasTurn = Mutex(())
+
     /// The input's shape: channels, height, width (a batch of one).
     public let inputShape: [Int]
     /// The width of the output row.
@@ -171,9 +180,11 @@ public final class QuantizedNetwork: Sendable {
             case .dense(let weights, let bias, let outputs):
                 _ = UnsafeMutableBufferPointer(rebasing: other[0..<outputs]).initialize(from: bias)
                 weights.withUnsafeBufferPointer { w in
-                    cblas_sgemv(
-                        CblasRowMajor, CblasNoTrans, Int32(outputs), Int32(count), 1, w.baseAddress, Int32(count),
-                        current.baseAddress, 1, 1, other.baseAddress, 1)
+                    Self.blasTurn.withLock { _ in
+                        cblas_sgemv(
+                            CblasRowMajor, CblasNoTrans, Int32(outputs), Int32(count), 1, w.baseAddress, Int32(count),
+                            current.baseAddress, 1, 1, other.baseAddress, 1)
+                    }
                 }
                 swap(&current, &other)
                 shape = [outputs]
@@ -222,9 +233,12 @@ public final class QuantizedNetwork: Sendable {
             for i in 0..<plane { output[channel * plane + i] = bias }
         }
         conv.weights.withUnsafeBufferPointer { w in
-            cblas_sgemm(
-                CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(conv.outputChannels), Int32(plane), Int32(depth), 1,
-                w.baseAddress, Int32(depth), source.baseAddress, Int32(plane), 1, output.baseAddress, Int32(plane))
+            Self.blasTurn.withLock { _ in
+                cblas_sgemm(
+                    CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(conv.outputChannels), Int32(plane), Int32(depth),
+                    1, w.baseAddress, Int32(depth), source.baseAddress, Int32(plane), 1, output.baseAddress,
+                    Int32(plane))
+            }
         }
     }
 
