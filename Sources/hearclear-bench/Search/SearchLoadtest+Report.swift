@@ -34,13 +34,34 @@ extension SearchLoadtest {
             }
         }
 
-        /// The check-ins `--ingest-share` posted while the main server was searched.
-        struct Ingest: Encodable {
+        /// Requests of one kind mixed into the searches: the check-ins of `--ingest-share`, the
+        /// grids of `--grid-share`, the pages of `--page-share`.
+        struct Mixed: Encodable {
             var share: Double
             var requests: Int
             var errors: Int
             var perSecond: Double
+            /// To `/health`, as the searches' `throughputRatio`; the mean over the whole run.
+            var throughputRatio: Double
             var latencyMs: ReadLoadtest.Report.Latency
+
+            init?(share: Double, _ side: Tally.Side, seconds: Double, health: Figures) {
+                guard share > 0 else { return nil }
+                self.share = share
+                requests = side.requests
+                errors = side.errors
+                perSecond = Double(side.requests) / max(seconds, 1e-9)
+                throughputRatio = perSecond / max(health.perSecond, 1e-9)
+                latencyMs = ReadLoadtest.Report.Latency(side.histogram)
+            }
+
+            func line(_ name: String, what: String) -> String {
+                func ms(_ value: Double) -> String { String(format: "%.2f ms", value) }
+                return String(format: "%@ %8.0f/s  ", name, perSecond)
+                    + "p50 \(ms(latencyMs.p50))  p99 \(ms(latencyMs.p99))  p99.9 \(ms(latencyMs.p999))  "
+                    + "max \(ms(latencyMs.max))  (\(requests) \(what), \(errors) errors; share \(share); "
+                    + String(format: "%.1f %% of /health)", throughputRatio * 100)
+            }
         }
 
         /// The visibility probe: from a check-in's POST answer to the first search that counts it.
@@ -52,6 +73,11 @@ extension SearchLoadtest {
             var failed: Int
             /// Over the probes seen; nil when none was.
             var ms: ReadLoadtest.Report.Latency?
+            /// Of the probes seen in search: their grid changed within the limit, or not; the
+            /// time from the POST's answer to the first changed grid, over those that did.
+            var seenInGrid: Int
+            var unseenInGrid: Int
+            var gridMs: ReadLoadtest.Report.Latency?
             var limitSeconds: Int
             var firstError: String?
         }
@@ -76,7 +102,13 @@ extension SearchLoadtest {
         var meanResults: Double
         var throughputRatio: Double
         var p99Ratio: Double
-        var ingest: Ingest?
+        var ingest: Mixed?
+        var grid: Mixed?
+        var page: Mixed?
+        /// Every request of the mix (searches and what was mixed in) a second, and its ratio to
+        /// `/health`: the clients share one loop, so each kind's rate is its share of this.
+        var mixPerSecond: Double
+        var mixRatio: Double
         var visibleToSearch: Visibility?
         var compare: Compare?
         var firstError: String?
@@ -89,17 +121,19 @@ extension SearchLoadtest {
             throughputRatio = self.search.perSecond / max(self.health.perSecond, 1e-9)
             p99Ratio = self.search.p99ms / max(self.health.p99ms, 1e-9)
             firstError = search.firstError ?? health.firstError
-            if command.ingestShare > 0 {
-                ingest = Ingest(
-                    share: command.ingestShare, requests: search.ingests, errors: search.ingestErrors,
-                    perSecond: Double(search.ingests) / max(search.seconds, 1e-9),
-                    latencyMs: ReadLoadtest.Report.Latency(search.ingestHistogram))
-            }
+            ingest = Mixed(share: command.ingestShare, search.ingest, seconds: search.seconds, health: self.health)
+            grid = Mixed(share: command.gridShare, search.grid, seconds: search.seconds, health: self.health)
+            page = Mixed(share: command.pageShare, search.page, seconds: search.seconds, health: self.health)
+            let all = search.requests + search.ingest.requests + search.grid.requests + search.page.requests
+            mixPerSecond = Double(all) / max(search.seconds, 1e-9)
+            mixRatio = mixPerSecond / max(self.health.perSecond, 1e-9)
             visibleToSearch = visibility.map {
                 let seen = Int($0.visible.totalCount)
+                let inGrid = Int($0.inGrid.totalCount)
                 return Visibility(
                     probes: $0.probes, seen: seen, unseen: $0.unseen, failed: $0.failed,
-                    ms: seen > 0 ? ReadLoadtest.Report.Latency($0.visible) : nil,
+                    ms: seen > 0 ? ReadLoadtest.Report.Latency($0.visible) : nil, seenInGrid: inGrid,
+                    unseenInGrid: $0.unseenInGrid, gridMs: inGrid > 0 ? ReadLoadtest.Report.Latency($0.inGrid) : nil,
                     limitSeconds: Int(SearchLoadtest.probeLimit.components.seconds), firstError: $0.firstError)
             }
             if let compare, let base = command.compareBase {
@@ -129,13 +163,12 @@ extension SearchLoadtest {
                     format: "search/health: throughput %.1f %%, p99 ×%.1f; %.1f results a search",
                     throughputRatio * 100, p99Ratio, meanResults),
             ]
-            if let ingest {
-                let latency = ingest.latencyMs
+            if let ingest { lines.append(ingest.line("ingest ", what: "check-ins")) }
+            if let grid { lines.append(grid.line("grid   ", what: "grids")) }
+            if let page { lines.append(page.line("page   ", what: "venue pages")) }
+            if ingest != nil || grid != nil || page != nil {
                 lines.append(
-                    String(format: "ingest  %8.0f/s  ", ingest.perSecond)
-                        + "p50 \(ms(latency.p50))  p99 \(ms(latency.p99))  p99.9 \(ms(latency.p999))  "
-                        + "max \(ms(latency.max))  (\(ingest.requests) check-ins, \(ingest.errors) errors; "
-                        + "share \(ingest.share))")
+                    String(format: "the mix: %.0f requests/s in all, %.1f %% of /health", mixPerSecond, mixRatio * 100))
             }
             if let visible = visibleToSearch {
                 let figures =
@@ -147,6 +180,11 @@ extension SearchLoadtest {
                 lines.append(
                     "visible to search (POST answer → first search that counts it; \(visible.probes) probes, "
                         + "\(visible.seen) seen): \(figures)\(failures)")
+                let grid =
+                    visible.gridMs.map { "p50 \(ms($0.p50)), p99 \(ms($0.p99)), max \(ms($0.max))" } ?? "none seen"
+                lines.append(
+                    "visible in its grid (POST answer → first read of the grid that changed; \(visible.seenInGrid) seen, "
+                        + "\(visible.unseenInGrid) not within \(visible.limitSeconds) s): \(grid)")
                 if let error = visible.firstError { lines.append("first probe error: \(error)") }
             }
             if let firstError { lines.append("first error: \(firstError)") }

@@ -9,7 +9,8 @@ import NIOCore
 import NIOFoundationCompat
 
 /// `loadtest search`: searches near random points of a synthetic city, beside a `/health`
-/// reference; optionally with check-ins mixed in (`--ingest-share`, with the visibility probe)
+/// reference; optionally with check-ins mixed in (`--ingest-share`, with the visibility probe),
+/// grid and page reads (`--grid-share`, `--page-share`)
 /// and the same searches measured again on a second server (`--compare-endpoint`).
 struct SearchLoadtest: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -43,9 +44,18 @@ struct SearchLoadtest: AsyncParsableCommand {
             visibility probe then posts one check-in from a new device every 250 ms, in turn to 8 venues \
             with data that the clients leave alone, and searches near that venue (radius=50&limit=50, no \
             at or label) every 20 ms until the venue's checkins shows it: the time from the POST's answer \
-            to that search's is "visible to search" (p50/p99/max). A probe that does not see it within \
-            10 s, or whose request fails, counts as a failure. The probe's venues must exist in their \
+            to that search's is "visible to search" (p50/p99/max); then it reads the venue's grid every 20 ms \
+            until its ETag differs from the one read before the POST (the worker has judged the check-in): \
+            "visible in its grid". A probe that does not see it within 10 s, or whose request fails, counts \
+            as a failure. The probe's venues must exist in their \
             places before anything is measured (else: --setup).
+
+            --grid-share G and --page-share P make those shares of each client's requests to the main server \
+            a GET of the grid (/api/v2/venues/{id}/loudness) or of the page (/venues/{id}) of a random venue \
+            with data, gzip accepted, an error unless it answers 200; each is reported apart from the \
+            searches, with its ratio to /health. With --ingest-share this is the mix people make: searches, \
+            grid and page reads, check-ins (scripts/bench-mix.sh runs it and adds the aggregation worker's \
+            backlog and PostgreSQL's deadlocks).
 
             --compare-endpoint URL: a second server on the same database, started with search answered by \
             PostgreSQL alone; before anything is measured it must answer /health and know <prefix>0. After the main server, exactly the same searches (the same seeded points, \
@@ -88,6 +98,16 @@ struct SearchLoadtest: AsyncParsableCommand {
             "Share of each client's requests to the main server, 0…0.5, that post a fresh check-in to a venue with data instead of searching; above 0 the visibility probe runs too."
     )
     var ingestShare = 0.0
+    @Option(
+        help:
+            "Share of each client's requests, 0…0.9, that read the grid of a random venue with data (GET /api/v2/venues/{id}/loudness) instead of searching."
+    )
+    var gridShare = 0.0
+    @Option(
+        help:
+            "Share of each client's requests, 0…0.9, that load the page of a random venue with data (GET /venues/{id}) instead of searching."
+    )
+    var pageShare = 0.0
     @Flag(help: "Before measuring, create the city (idempotent: venues already in place are left as they are).")
     var setup = false
     @Flag(help: "Print the figures as one JSON object.") var json = false
@@ -123,6 +143,17 @@ struct SearchLoadtest: AsyncParsableCommand {
         }
         guard ingestShare == 0 || withCells > 0 else {
             throw ValidationError("--ingest-share posts to venues with data: it needs --with-cells above 0")
+        }
+        for (name, share) in [("--grid-share", gridShare), ("--page-share", pageShare)] {
+            guard share.isFinite, (0...0.9).contains(share) else {
+                throw ValidationError("\(name) must be from 0 to 0.9")
+            }
+            guard share == 0 || withCells > 0 else {
+                throw ValidationError("\(name) reads venues with data: it needs --with-cells above 0")
+            }
+        }
+        guard ingestShare + gridShare + pageShare <= 0.9 else {
+            throw ValidationError("--ingest-share, --grid-share and --page-share together must leave a tenth to search")
         }
     }
 
@@ -164,6 +195,13 @@ struct SearchLoadtest: AsyncParsableCommand {
         if let compareBase { try await checkCompare(compareBase, client: client) }
         let ingest = try ingestPlan()
         if let ingest { try await checkProbeVenues(ingest.probeVenues, client: client, endpoint: endpoint) }
+        let mix = Mix(
+            ingest: ingest, gridShare: gridShare, pageShare: pageShare,
+            readVenues: gridShare + pageShare > 0 ? (0..<venues).filter { place($0).hasCells } : [])
+        guard gridShare + pageShare == 0 || !mix.readVenues.isEmpty else {
+            throw CommandFailure(
+                "--grid-share, --page-share: none of the \(venues) venues has data at --with-cells \(withCells)")
+        }
 
         let healthSeconds = max(3, target.duration / 4)
         note("reference: GET /health from \(target.clients) clients for \(healthSeconds) s…")
@@ -172,7 +210,10 @@ struct SearchLoadtest: AsyncParsableCommand {
         }
         let instant = at ?? checkinsAt ?? Date().addingTimeInterval(-300)
         let at = RFC3339.format(instant).replacingOccurrences(of: "+", with: "%2B")
-        let share = ingest.map { String(format: ", %.0f %% ingest", $0.share * 100) } ?? ""
+        let share =
+            (ingest.map { String(format: ", %.0f %% ingest", $0.share * 100) } ?? "")
+            + (gridShare > 0 ? String(format: ", %.0f %% grids", gridShare * 100) : "")
+            + (pageShare > 0 ? String(format: ", %.0f %% venue pages", pageShare * 100) : "")
         note(
             "searching \(venues) venues (\(Int(withCells * 100)) % with data, \(cityKm) km square): radius \(Int(radius)) m, "
                 + "at \(at)\(label.isEmpty ? "" : ", label \(label)")\(share), from \(target.clients) clients for "
@@ -181,7 +222,7 @@ struct SearchLoadtest: AsyncParsableCommand {
         let deadline = ContinuousClock.now + .seconds(target.duration)
         async let probed = visibilityProbe(ingest, client: client, endpoint: endpoint, until: deadline)
         let search = try await measure(
-            client: client, until: deadline, ingest: ingest, request: searches(endpoint: endpoint, at: at))
+            client: client, until: deadline, mix: mix, request: searches(endpoint: endpoint, at: at))
         let visibility = try await probed
 
         var compared: Tally?

@@ -6,12 +6,19 @@ import NIOCore
 import NIOFoundationCompat
 
 /// The visibility probe of `loadtest search --ingest-share`: how long a new check-in takes to show
-/// in search, as `loadtest read`'s staleness probe measures it for the venue document.
+/// in search, as `loadtest read`'s staleness probe measures it for the venue document, and then in
+/// its venue's grid (once the worker has judged it).
 extension SearchLoadtest {
     /// What the visibility probe saw.
     struct VisibilityResult: Sendable {
         /// Microseconds from a probe's POST answer to the first search that counts its check-in.
         var visible = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
+        /// Microseconds from a probe's POST answer to the first read of the venue's grid that
+        /// differs from the one before the POST (its `ETag`): the worker has judged the check-in
+        /// and written the venue's cells.
+        var inGrid = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
+        /// Probes seen in search whose grid did not change within `probeLimit`.
+        var unseenInGrid = 0
         /// Probes sent.
         var probes = 0
         /// Probes whose check-in no search counted within `probeLimit`.
@@ -57,12 +64,20 @@ extension SearchLoadtest {
             do {
                 let before = max(
                     try await searchedCheckins(venue: venue, client: client, endpoint: endpoint), known[venue] ?? 0)
+                let gridBefore = try await gridTag(venue: venue, client: client, endpoint: endpoint)
                 let posted = try await post(body, client: client, endpoint: endpoint)
                 known[venue] = before + 1
                 if let elapsed = try await awaitCount(
                     above: before, venue: venue, since: posted, client: client, endpoint: endpoint)
                 {
                     _ = result.visible.record(IngestLoadtest.microseconds(elapsed))
+                    if let elapsed = try await awaitGrid(
+                        other: gridBefore, venue: venue, since: posted, client: client, endpoint: endpoint)
+                    {
+                        _ = result.inGrid.record(IngestLoadtest.microseconds(elapsed))
+                    } else {
+                        result.unseenInGrid += 1
+                    }
                 } else {
                     result.unseen += 1
                 }
@@ -103,6 +118,34 @@ extension SearchLoadtest {
             try await Task.sleep(until: poll + Self.probePoll)
         }
         return nil
+    }
+
+    /// The time from `posted` to the answer of the first read of the venue's grid whose `ETag` is
+    /// not `other`; nil when none is within `probeLimit`.
+    private func awaitGrid(
+        other: String, venue: Int, since posted: ContinuousClock.Instant, client: HTTPClient, endpoint: String
+    ) async throws -> Duration? {
+        while ContinuousClock.now - posted < Self.probeLimit {
+            let poll = ContinuousClock.now
+            if try await gridTag(venue: venue, client: client, endpoint: endpoint) != other {
+                return ContinuousClock.now - posted
+            }
+            try await Task.sleep(until: poll + Self.probePoll)
+        }
+        return nil
+    }
+
+    /// The `ETag` of the venue's grid (`GET /api/v2/venues/{id}/loudness`, not gzip'd); throws
+    /// when the read fails.
+    private func gridTag(venue: Int, client: HTTPClient, endpoint: String) async throws -> String {
+        let path = "/api/v2/venues/\(prefix)\(venue)/loudness"
+        let response = try await client.execute(HTTPClientRequest(url: endpoint + path), timeout: .seconds(30))
+        let answer = try await response.body.collect(upTo: 16 << 20)
+        guard response.status.code == 200, let tag = response.headers.first(name: "ETag") else {
+            throw CommandFailure(
+                "GET \(path) answered \(response.status.code) without an ETag: \(String(buffer: answer).prefix(300))")
+        }
+        return tag
     }
 
     /// The venue's `checkins` as a search near its place shows it (radius `probeRadius`, no `at`
