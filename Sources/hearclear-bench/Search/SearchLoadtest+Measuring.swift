@@ -73,8 +73,8 @@ extension SearchLoadtest {
     }
 
     /// Runs the clients until `deadline`, each sending `request`'s requests one after another
-    /// (with `ingest`, a share of them check-ins instead, drawn apart so that the requests are
-    /// the same).
+    /// (with `mix`, shares of them check-ins, grid or page reads instead, drawn apart so that the
+    /// searches are the same).
     func measure(
         client: HTTPClient, until deadline: ContinuousClock.Instant, mix: Mix = Mix(),
         request: @escaping @Sendable (inout SplitMix64) -> HTTPClientRequest
